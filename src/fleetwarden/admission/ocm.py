@@ -1,0 +1,5 @@
+"""Admission plugins for the ocm kinds."""
+
+from fleetwarden.admission.chain import Plugin
+
+PLUGINS: list[Plugin] = []

@@ -1,0 +1,177 @@
+"""Field errors and the Invalid status error, worded exactly as Kubernetes words them.
+
+`spec.taints[1].effect: Unsupported value: "NoRun": supported values: "NoSchedule", "NoExecute"`
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorType(StrEnum):
+    """field.ErrorType: the value is the Status cause reason, str() the human text."""
+
+    NOT_FOUND = "FieldValueNotFound"
+    REQUIRED = "FieldValueRequired"
+    DUPLICATE = "FieldValueDuplicate"
+    INVALID = "FieldValueInvalid"
+    NOT_SUPPORTED = "FieldValueNotSupported"
+    FORBIDDEN = "FieldValueForbidden"
+    TOO_LONG = "FieldValueTooLong"
+    TOO_MANY = "FieldValueTooMany"
+    TYPE_INVALID = "FieldValueTypeInvalid"
+
+    @property
+    def text(self) -> str:
+        return _TEXT[self]
+
+
+_TEXT = {
+    ErrorType.NOT_FOUND: "Not found",
+    ErrorType.REQUIRED: "Required value",
+    ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.INVALID: "Invalid value",
+    ErrorType.NOT_SUPPORTED: "Unsupported value",
+    ErrorType.FORBIDDEN: "Forbidden",
+    ErrorType.TOO_LONG: "Too long",
+    ErrorType.TOO_MANY: "Too many",
+    ErrorType.TYPE_INVALID: "Invalid value",
+}
+_NO_VALUE = {ErrorType.REQUIRED, ErrorType.FORBIDDEN, ErrorType.TOO_LONG}
+
+
+def _render(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    # Go's %q and encoding/json agree for the strings we meet.
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class FieldError:
+    type: ErrorType
+    field: str
+    value: Any = ""
+    detail: str = ""
+
+    def body(self) -> str:
+        text = (
+            self.type.text if self.type in _NO_VALUE else f"{self.type.text}: {_render(self.value)}"
+        )
+        return f"{text}: {self.detail}" if self.detail else text
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+
+class Path:
+    """field.Path: `spec.taints[1].key`."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str = "") -> None:
+        self._text = text
+
+    def child(self, *names: str) -> Path:
+        text = self._text
+        for name in names:
+            text = f"{text}.{name}" if text else name
+        return Path(text)
+
+    def index(self, i: int) -> Path:
+        return Path(f"{self._text}[{i}]")
+
+    def key(self, k: str) -> Path:
+        return Path(f"{self._text}[{k}]")
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Path({self._text!r})"
+
+    def required(self, detail: str = "") -> FieldError:
+        return FieldError(ErrorType.REQUIRED, self._text, "", detail)
+
+    def invalid(self, value: Any, detail: str = "") -> FieldError:
+        return FieldError(ErrorType.INVALID, self._text, value, detail)
+
+    def not_supported(self, value: Any, supported: Iterable[str]) -> FieldError:
+        detail = "supported values: " + ", ".join(json.dumps(v) for v in supported)
+        return FieldError(ErrorType.NOT_SUPPORTED, self._text, value, detail)
+
+    def duplicate(self, value: Any) -> FieldError:
+        return FieldError(ErrorType.DUPLICATE, self._text, value)
+
+    def forbidden(self, detail: str) -> FieldError:
+        return FieldError(ErrorType.FORBIDDEN, self._text, "", detail)
+
+    def too_long(self, max_length: int) -> FieldError:
+        return FieldError(
+            ErrorType.TOO_LONG, self._text, "", f"may not be more than {max_length} bytes"
+        )
+
+    def type_invalid(self, value: Any, detail: str) -> FieldError:
+        return FieldError(ErrorType.TYPE_INVALID, self._text, value, detail)
+
+
+ErrorList = list[FieldError]
+
+
+class StatusError(Exception):
+    """An API error with the shape of metav1.Status."""
+
+    code = 500
+    reason = "InternalError"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+
+
+class Invalid(StatusError):
+    """422: `Cluster.cluster.karmada.io "member1" is invalid: spec.taints[0].key: ...`."""
+
+    code = 422
+    reason = "Invalid"
+
+    def __init__(self, kind: str, group: str, name: str, errors: ErrorList) -> None:
+        self.kind, self.group, self.name, self.errors = kind, group, name, list(errors)
+        qualified = f"{kind}.{group}" if group else kind
+        rendered = [str(e) for e in self.errors]
+        joined = rendered[0] if len(rendered) == 1 else "[" + ", ".join(rendered) + "]"
+        super().__init__(f"{qualified} {json.dumps(name)} is invalid: {joined}")
+
+    def status(self) -> dict[str, Any]:
+        status = super().status()
+        status["details"] = {
+            "name": self.name,
+            "group": self.group,
+            "kind": self.kind,
+            "causes": [
+                {"reason": e.type.value, "message": e.body(), "field": e.field} for e in self.errors
+            ],
+        }
+        return status
+
+
+class BadRequest(StatusError):
+    code = 400
+    reason = "BadRequest"

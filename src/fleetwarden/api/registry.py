@@ -1,0 +1,190 @@
+"""The kind registry: every kind fleetwarden knows, and decoding wire dicts into typed objects.
+
+A kind that is not registered is still accepted as an Unstructured resource template,
+namespaced unless the built-in table below says otherwise, with the plural Kubernetes'
+RESTMapper would guess for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from fleetwarden.api import core, karmada, ocm
+from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
+from fleetwarden.api.kinds import KindInfo, split_api_version
+from fleetwarden.api.meta import Resource
+
+
+def _builtin(
+    group: str, version: str, kind: str, plural: str, namespaced: bool, *short: str
+) -> KindInfo:
+    return KindInfo(group, version, kind, plural, namespaced, core.Unstructured, short)
+
+
+CORE_KINDS = [
+    KindInfo("", "v1", "Namespace", "namespaces", False, core.Namespace, ("ns",)),
+    KindInfo("", "v1", "Event", "events", True, core.Event, ("ev",), has_status=False),
+    KindInfo("coordination.k8s.io", "v1", "Lease", "leases", True, core.Lease, has_status=False),
+]
+
+# Built-in Kubernetes kinds users propagate: typed loosely, but with their real scope.
+BUILTIN_TEMPLATE_KINDS = [
+    _builtin("apps", "v1", "Deployment", "deployments", True, "deploy"),
+    _builtin("apps", "v1", "StatefulSet", "statefulsets", True, "sts"),
+    _builtin("apps", "v1", "DaemonSet", "daemonsets", True, "ds"),
+    _builtin("apps", "v1", "ReplicaSet", "replicasets", True, "rs"),
+    _builtin("batch", "v1", "Job", "jobs", True),
+    _builtin("batch", "v1", "CronJob", "cronjobs", True, "cj"),
+    _builtin("", "v1", "ConfigMap", "configmaps", True, "cm"),
+    _builtin("", "v1", "Secret", "secrets", True),
+    _builtin("", "v1", "Service", "services", True, "svc"),
+    _builtin("", "v1", "ServiceAccount", "serviceaccounts", True, "sa"),
+    _builtin("", "v1", "Pod", "pods", True, "po"),
+    _builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, "pvc"),
+    _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
+    _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
+    _builtin("rbac.authorization.k8s.io", "v1", "Role", "roles", True),
+    _builtin("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
+    _builtin("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
+    _builtin("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
+    _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),
+    _builtin(
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        False,
+        "crd",
+        "crds",
+    ),
+]
+
+
+def guess_plural(kind: str) -> str:
+    """meta.UnsafeGuessKindToResource."""
+    lower = kind.lower()
+    if not lower:
+        return lower
+    if lower.endswith("s"):
+        return lower + "es"
+    if lower.endswith("y") and lower[-2:-1] not in tuple("aeiou"):
+        return lower[:-1] + "ies"
+    return lower + "s"
+
+
+class Registry:
+    def __init__(self, kinds: Iterable[KindInfo]) -> None:
+        self._by_kind: dict[tuple[str, str], KindInfo] = {}
+        self._by_plural: dict[tuple[str, str, str], KindInfo] = {}
+        for info in kinds:
+            self.register(info)
+
+    def register(self, info: KindInfo) -> None:
+        self._by_kind[(info.api_version, info.kind)] = info
+        self._by_plural[(info.group, info.version, info.plural)] = info
+
+    def get(self, api_version: str, kind: str) -> KindInfo | None:
+        return self._by_kind.get((api_version, kind))
+
+    def by_plural(self, group: str, version: str, plural: str) -> KindInfo | None:
+        return self._by_plural.get((group, version, plural))
+
+    def info(self, api_version: str, kind: str) -> KindInfo:
+        """The registered kind, or an Unstructured template kind with a guessed plural."""
+        known = self.get(api_version, kind)
+        if known is not None:
+            return known
+        group, version = split_api_version(api_version)
+        return KindInfo(group, version, kind, guess_plural(kind), True, core.Unstructured)
+
+    def kinds(self) -> list[KindInfo]:
+        return list(self._by_kind.values())
+
+    def decode(self, data: Mapping[str, Any]) -> Resource:
+        """A wire dict to its typed object; type errors become field errors (422)."""
+        api_version, kind = data.get("apiVersion"), data.get("kind")
+        name = _name_of(data)
+        errors: ErrorList = []
+        if not isinstance(api_version, str) or not api_version:
+            errors.append(Path("apiVersion").required())
+        if not isinstance(kind, str) or not kind:
+            errors.append(Path("kind").required())
+        if errors:
+            raise Invalid(str(kind or "Object"), "", name, errors)
+        assert isinstance(api_version, str) and isinstance(kind, str)
+        info = self.info(api_version, kind)
+        try:
+            return info.model.model_validate(dict(data))
+        except ValidationError as exc:
+            raise Invalid(info.kind, info.group, name, _field_errors(exc)) from None
+
+
+def _name_of(data: Mapping[str, Any]) -> str:
+    metadata = data.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return name if isinstance(name, str) else ""
+
+
+_JSON_TYPES = {
+    "int_type": "integer",
+    "int_from_float": "integer",
+    "string_type": "string",
+    "bool_type": "boolean",
+    "float_type": "number",
+    "list_type": "array",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+}
+
+
+def _field_errors(exc: ValidationError) -> ErrorList:
+    """pydantic's errors in the words of a CRD schema check, one per field."""
+    seen: dict[str, FieldError] = {}
+    for err in exc.errors(include_url=False):
+        # Union members (a Quantity is string|int|float) add their type name to the loc.
+        parts = [p for p in err["loc"] if not (isinstance(p, str) and p in _UNION_TAGS)]
+        path = _path_text(parts)
+        if path in seen:
+            continue
+        json_type = _JSON_TYPES.get(err["type"])
+        if json_type:
+            seen[path] = Path(path).type_invalid(err["input"], f"must be of type {json_type}")
+        else:
+            seen[path] = Path(path).invalid(_plain(err["input"]), str(err["msg"]))
+    return list(seen.values())
+
+
+_UNION_TAGS = {"str", "int", "float", "bool", "function-after[parse_time(), datetime]"}
+
+
+def _path_text(loc: list[int | str]) -> str:
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text = f"{text}.{part}" if text else str(part)
+    return text
+
+
+def _plain(value: Any) -> Any:
+    return (
+        value
+        if isinstance(value, str | int | float | bool | list | dict) or value is None
+        else str(value)
+    )
+
+
+REGISTRY = Registry([*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *karmada.KINDS, *ocm.KINDS])
+
+
+def decode(data: Mapping[str, Any]) -> Resource:
+    return REGISTRY.decode(data)
+
+
+def encode(obj: Resource) -> dict[str, Any]:
+    return obj.to_dict()

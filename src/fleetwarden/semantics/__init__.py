@@ -1,0 +1,1 @@
+"""Layer 2: pure rules, no I/O and no clock."""

@@ -1,0 +1,207 @@
+"""Name, key and value rules of k8s.io/apimachinery validation, with its exact messages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from fleetwarden.api.errors import ErrorList, Path
+from fleetwarden.api.meta import LabelSelector, ObjectMeta
+
+_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+_LABEL_KEY_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', "
+    "and must start and end with an alphanumeric character"
+)
+_LABEL_VALUE_FMT = f"({_LABEL_KEY_FMT})?"
+_LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, "
+    "'-', '_' or '.', and must start and end with an alphanumeric character"
+)
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_MSG = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character"
+)
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_MSG = (
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+    "'-' or '.', and must start and end with an alphanumeric character"
+)
+
+_LABEL_KEY_RE = re.compile(f"^{_LABEL_KEY_FMT}$")
+_LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
+_DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
+_DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+
+LABEL_VALUE_MAX_LENGTH = 63
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
+
+
+def max_len_error(length: int) -> str:
+    return f"must be no more than {length} characters"
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    if not examples:
+        return f"{msg} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{msg} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def inclusive_range_error(lo: int, hi: int) -> str:
+    return f"must be between {lo} and {hi}, inclusive"
+
+
+def _regex_ok(pattern: re.Pattern[str], value: str) -> bool:
+    # Go's `$` does not match before a trailing newline; Python's does.
+    return pattern.fullmatch(value) is not None
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _regex_ok(_DNS1123_SUBDOMAIN_RE, value):
+        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _regex_ok(_DNS1123_LABEL_RE, value):
+        if _regex_ok(_DNS1123_SUBDOMAIN_RE, value):
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """A label key or taint key: an optional DNS subdomain prefix, '/', and a name."""
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return [
+            "a valid label key "
+            + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part " + max_len_error(63))
+    if not _regex_ok(_LABEL_KEY_RE, name):
+        errs.append(
+            "name part "
+            + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
+        )
+    return errs
+
+
+def is_label_value(value: str) -> list[str]:
+    errs = []
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if not _regex_ok(_LABEL_VALUE_RE, value):
+        errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def validate_qualified_name(value: str, path: Path) -> ErrorList:
+    return [path.invalid(value, msg) for msg in is_qualified_name(value)]
+
+
+def validate_label_value(value: str, path: Path) -> ErrorList:
+    return [path.invalid(value, msg) for msg in is_label_value(value)]
+
+
+def validate_labels(labels: Mapping[str, str] | None, path: Path) -> ErrorList:
+    """metav1validation.ValidateLabels."""
+    errs: ErrorList = []
+    for key, value in (labels or {}).items():
+        errs += validate_qualified_name(key, path)
+        errs += validate_label_value(value, path.key(key))
+    return errs
+
+
+def validate_annotations(annotations: Mapping[str, str] | None, path: Path) -> ErrorList:
+    errs: ErrorList = []
+    total = 0
+    for key, value in (annotations or {}).items():
+        errs += [path.invalid(key, m) for m in is_qualified_name(key.lower())]
+        total += len(key) + len(value)
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(path.too_long(TOTAL_ANNOTATION_SIZE_LIMIT))
+    return errs
+
+
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def validate_label_selector(selector: LabelSelector | None, path: Path) -> ErrorList:
+    """metav1validation.ValidateLabelSelector."""
+    if selector is None:
+        return []
+    errs: ErrorList = []
+    for i, req in enumerate(selector.match_expressions or []):
+        rpath = path.child("matchExpressions").index(i)
+        if req.operator in ("In", "NotIn"):
+            if not req.values:
+                errs.append(
+                    rpath.child("values").required(
+                        "must be specified when `operator` is 'In' or 'NotIn'"
+                    )
+                )
+        elif req.operator in ("Exists", "DoesNotExist"):
+            if req.values:
+                errs.append(
+                    rpath.child("values").forbidden(
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+                    )
+                )
+        else:
+            errs.append(
+                rpath.child("operator").invalid(req.operator, "not a valid selector operator")
+            )
+        errs += validate_qualified_name(req.key, rpath.child("key"))
+    errs += validate_labels(selector.match_labels, path.child("matchLabels"))
+    return errs
+
+
+def validate_object_meta(
+    meta: ObjectMeta, *, namespaced: bool, name_rule: str = "subdomain"
+) -> ErrorList:
+    """apimachinery ValidateObjectMeta: name, namespace, labels and annotations."""
+    path = Path("metadata")
+    errs: ErrorList = []
+    if not meta.name and not meta.generate_name:
+        errs.append(path.child("name").required("name or generateName is required"))
+    elif meta.name:
+        check = is_dns1123_label if name_rule == "label" else is_dns1123_subdomain
+        errs += [path.child("name").invalid(meta.name, m) for m in check(meta.name)]
+    if namespaced:
+        if not meta.namespace:
+            errs.append(path.child("namespace").required())
+        else:
+            errs += [
+                path.child("namespace").invalid(meta.namespace, m)
+                for m in is_dns1123_label(meta.namespace)
+            ]
+    elif meta.namespace:
+        errs.append(path.child("namespace").forbidden("not allowed on this type"))
+    errs += validate_labels(meta.labels, path.child("labels"))
+    errs += validate_annotations(meta.annotations, path.child("annotations"))
+    return errs
