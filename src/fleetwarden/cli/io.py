@@ -1,0 +1,32 @@
+"""Reading manifests and printing objects the way kubectl does."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+import yaml
+
+
+def load_documents(path: str) -> Iterator[dict[str, Any]]:
+    """Every non-empty YAML document of a file (`-` for standard input)."""
+    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    try:
+        for doc in yaml.safe_load_all(text):
+            if doc is None:
+                continue
+            if not isinstance(doc, dict):
+                raise typer.BadParameter(f"{path}: a document is not an object")
+            yield doc
+    except yaml.YAMLError as exc:
+        raise typer.BadParameter(f"{path}: {exc}") from None
+
+
+def dump(obj: dict[str, Any], output: str) -> str:
+    if output == "json":
+        return json.dumps(obj, indent=4)
+    return yaml.safe_dump(obj, sort_keys=False)
