@@ -175,3 +175,48 @@ class Invalid(StatusError):
 class BadRequest(StatusError):
     code = 400
     reason = "BadRequest"
+
+
+def _qualified(resource: str, group: str) -> str:
+    """schema.GroupResource.String(): `clusters.cluster.karmada.io`."""
+    return f"{resource}.{group}" if group else resource
+
+
+class NotFound(StatusError):
+    code = 404
+    reason = "NotFound"
+
+    def __init__(self, resource: str, group: str, name: str) -> None:
+        super().__init__(f"{_qualified(resource, group)} {json.dumps(name)} not found")
+
+
+class AlreadyExists(StatusError):
+    code = 409
+    reason = "AlreadyExists"
+
+    def __init__(self, resource: str, group: str, name: str) -> None:
+        super().__init__(f"{_qualified(resource, group)} {json.dumps(name)} already exists")
+
+
+class Conflict(StatusError):
+    """409: a write whose resourceVersion precondition is stale."""
+
+    code = 409
+    reason = "Conflict"
+
+    def __init__(self, resource: str, group: str, name: str, detail: str | None = None) -> None:
+        detail = detail or (
+            "the object has been modified; please apply your changes to the latest version "
+            "and try again"
+        )
+        super().__init__(
+            f"Operation cannot be fulfilled on {_qualified(resource, group)} {json.dumps(name)}: "
+            f"{detail}"
+        )
+
+
+class Expired(StatusError):
+    """410: a watch or list continuation from a resourceVersion that was compacted away."""
+
+    code = 410
+    reason = "Expired"

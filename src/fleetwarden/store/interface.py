@@ -1,0 +1,123 @@
+"""The Store protocol: Kubernetes API semantics over wire dicts, whatever the backend.
+
+Objects go in and come out as wire dicts (camelCase JSON, as `Resource.to_dict()` gives
+them); each call returns a fresh dict the caller may change. A collection is named by
+its KindInfo (group, plural, scope, whether it has a status subresource).
+
+Clock and uids are injected (`now`, `new_uid`) so the same store runs on the wall clock
+under `fleetwarden up` and on the virtual clock under `fleetwarden simulate`, where two
+runs must give byte-identical results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from fleetwarden.api.kinds import KindInfo
+
+Obj = dict[str, Any]
+Now = Callable[[], datetime]
+NewUid = Callable[[], str]
+
+
+class EventType(StrEnum):
+    ADDED = "ADDED"
+    MODIFIED = "MODIFIED"
+    DELETED = "DELETED"
+
+
+class PatchType(StrEnum):
+    MERGE = "application/merge-patch+json"
+    JSON = "application/json-patch+json"
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    type: EventType
+    object: Obj
+    # `group/plural`, the collection the object belongs to.
+    collection: str
+
+    @property
+    def resource_version(self) -> int:
+        return int(self.object["metadata"]["resourceVersion"])
+
+
+@dataclass(frozen=True)
+class ListResult:
+    items: list[Obj]
+    resource_version: str
+    continue_: str | None = None
+    remaining_item_count: int | None = None
+
+
+def collection_of(info: KindInfo) -> str:
+    return f"{info.group}/{info.plural}"
+
+
+class Watch(Protocol):
+    """Events in resourceVersion order; iteration blocks until the next one or close()."""
+
+    def __iter__(self) -> Iterator[WatchEvent]: ...
+
+    def close(self) -> None: ...
+
+
+class Store(Protocol):
+    def create(self, obj: Mapping[str, Any]) -> Obj:
+        """Store a new object: uid, creationTimestamp, resourceVersion, generation 1."""
+        ...
+
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj: ...
+
+    def list(
+        self,
+        info: KindInfo,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ListResult: ...
+
+    def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Obj:
+        """Replace an object; a metadata.resourceVersion given must be the stored one."""
+        ...
+
+    def patch(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str,
+        patch: Any,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        subresource: str | None = None,
+    ) -> Obj: ...
+
+    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        """Remove an object, or mark it terminating while finalizers remain."""
+        ...
+
+    def watch(
+        self,
+        info: KindInfo | None = None,
+        namespace: str | None = None,
+        resource_version: str | None = None,
+    ) -> Watch:
+        """Events after resource_version (all of them from now when None)."""
+        ...
+
+    def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
+        """Call back synchronously after each committed write; returns the unsubscriber."""
+        ...
+
+    @property
+    def resource_version(self) -> int: ...
+
+    def close(self) -> None: ...
