@@ -117,6 +117,10 @@ class Path:
             ErrorType.TOO_LONG, self._text, "", f"may not be more than {max_length} bytes"
         )
 
+    def too_many(self, actual: int, max_items: int) -> FieldError:
+        detail = f"must have at most {max_items} items"
+        return FieldError(ErrorType.TOO_MANY, self._text, actual, detail)
+
     def type_invalid(self, value: Any, detail: str) -> FieldError:
         return FieldError(ErrorType.TYPE_INVALID, self._text, value, detail)
 
@@ -220,3 +224,9 @@ class Expired(StatusError):
 
     code = 410
     reason = "Expired"
+
+
+def aggregate(messages: Iterable[str]) -> str:
+    """utilerrors.NewAggregate(errs).Error(): one message bare, several deduplicated in brackets."""
+    unique = list(dict.fromkeys(messages))
+    return unique[0] if len(unique) == 1 else "[" + ", ".join(unique) + "]"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.api.meta import LabelSelector, ObjectMeta
@@ -181,8 +181,12 @@ def validate_label_selector(selector: LabelSelector | None, path: Path) -> Error
     return errs
 
 
+# "subdomain", "label", or a kind's own check (ValidateObjectMeta's nameFn).
+NameRule = str | Callable[[str], list[str]]
+
+
 def validate_object_meta(
-    meta: ObjectMeta, *, namespaced: bool, name_rule: str = "subdomain"
+    meta: ObjectMeta, *, namespaced: bool, name_rule: NameRule = "subdomain"
 ) -> ErrorList:
     """apimachinery ValidateObjectMeta: name, namespace, labels and annotations."""
     path = Path("metadata")
@@ -190,7 +194,10 @@ def validate_object_meta(
     if not meta.name and not meta.generate_name:
         errs.append(path.child("name").required("name or generateName is required"))
     elif meta.name:
-        check = is_dns1123_label if name_rule == "label" else is_dns1123_subdomain
+        if callable(name_rule):
+            check = name_rule
+        else:
+            check = is_dns1123_label if name_rule == "label" else is_dns1123_subdomain
         errs += [path.child("name").invalid(meta.name, m) for m in check(meta.name)]
     if namespaced:
         if not meta.namespace:
