@@ -1,0 +1,108 @@
+"""The `fleetwarden` command: taint with --local, validate."""
+
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from fleetwarden.cli import app
+
+EXAMPLE = str(Path(__file__).parents[2] / "examples" / "member1.yaml")
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_taint_adds_and_reports_like_karmadactl() -> None:
+    code, out, _ = run(
+        "taint", "clusters", "member1", "dedicated=special:NoSchedule", "--local", "-f", EXAMPLE
+    )
+    assert (code, out) == (0, "cluster/member1 tainted\n")
+
+
+def test_taint_prints_the_admitted_object_with_time_added_on_no_execute() -> None:
+    code, out, _ = run(
+        "taint",
+        "clusters",
+        "member1",
+        "dedicated=special:NoExecute",
+        "cluster.karmada.io/not-ready-",
+        "--local",
+        "-f",
+        EXAMPLE,
+        "-o",
+        "yaml",
+    )
+    assert code == 0
+    taints = yaml.safe_load(out)["spec"]["taints"]
+    assert [(t["key"], t["effect"]) for t in taints] == [("dedicated", "NoExecute")]
+    assert taints[0]["timeAdded"].endswith("Z")
+
+
+def test_taint_refuses_an_existing_taint_without_overwrite() -> None:
+    code, _, err = run(
+        "taint",
+        "clusters",
+        "member1",
+        "cluster.karmada.io/not-ready:NoSchedule",
+        "--local",
+        "-f",
+        EXAMPLE,
+    )
+    assert code == 1
+    assert (
+        "cluster member1 already has cluster.karmada.io/not-ready taint(s) with same effect(s) and --overwrite is false"
+        in err
+    )
+
+
+def test_taint_with_overwrite_reports_modified() -> None:
+    code, out, _ = run(
+        "taint",
+        "clusters",
+        "member1",
+        "cluster.karmada.io/not-ready=x:NoSchedule",
+        "--overwrite",
+        "--local",
+        "-f",
+        EXAMPLE,
+    )
+    assert (code, out) == (0, "cluster/member1 modified\n")
+
+
+def test_taint_effect_refused_by_cluster_admission_names_the_field() -> None:
+    code, _, err = run(
+        "taint", "clusters", "member1", "foo:PreferNoSchedule", "--local", "-f", EXAMPLE
+    )
+    assert code == 1
+    assert (
+        'spec.taints[0].effect: Unsupported value: "PreferNoSchedule": supported values: "NoSchedule", "NoExecute"'
+        in err
+    )
+
+
+def test_taint_of_a_missing_cluster_is_not_found() -> None:
+    code, _, err = run("taint", "clusters", "member9", "foo:NoSchedule", "--local", "-f", EXAMPLE)
+    assert code == 1
+    assert 'clusters.cluster.karmada.io "member9" not found' in err
+
+
+def test_taint_without_local_explains_there_is_no_hub_yet() -> None:
+    code, _, err = run("taint", "clusters", "member1", "foo:NoSchedule")
+    assert code == 1
+    assert "--local -f FILE" in err
+
+
+def test_validate_reports_admitted_and_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member2}\n"
+        "spec: {syncMode: Push, taints: [{key: a, effect: NoRun}]}\n"
+    )
+    code, out, err = run("validate", EXAMPLE, str(bad))
+    assert code == 1
+    assert "Cluster 'member1' admitted" in out
+    assert 'spec.taints[0].effect: Unsupported value: "NoRun"' in err
