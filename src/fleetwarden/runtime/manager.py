@@ -1,0 +1,344 @@
+"""The controller manager: controllers, their work queues and one shared cache, and two
+drivers that decide when keys run.
+
+A controller is a name, the kinds it watches (each with a function from an object to the
+keys to enqueue), and a reconcile function `(key, context) -> Result`. Reconcilers never
+sleep, read the wall clock or start threads, so the same controllers run under:
+
+- VirtualDriver (`fleetwarden simulate`): one thread on a VirtualClock. Store writes
+  reach the cache synchronously; every due key runs, controllers in the order they were
+  added and keys first in first out, until nothing is due at the current instant; then
+  the clock jumps to the earliest timer. Same inputs, same reconciles at the same times.
+- RealDriver (`fleetwarden up`): a watch thread feeds the cache, worker threads per
+  controller take keys, timers fire on the real clock; stop() finishes what is in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from types import TracebackType
+from typing import Self
+
+from fleetwarden.api.errors import Conflict, Expired
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import Resource
+from fleetwarden.runtime.clock import Clock, VirtualClock
+from fleetwarden.runtime.events import EventRecorder
+from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, object_key
+from fleetwarden.runtime.settings import Settings
+from fleetwarden.runtime.workqueue import WorkQueue, default_controller_rate_limiter
+from fleetwarden.store.interface import Store, Watch
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Result:
+    """controller-runtime's reconcile.Result: done, requeue (rate-limited), or after a delay."""
+
+    requeue: bool = False
+    requeue_after: timedelta | None = None
+
+
+DONE = Result()
+REQUEUE = Result(requeue=True)
+
+
+def requeue_after(delay: timedelta) -> Result:
+    return Result(requeue_after=delay)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a reconciler may use. Cached objects are shared: copy before changing."""
+
+    cache: Cache
+    store: Store
+    clock: Clock
+    settings: Settings
+    recorder: EventRecorder
+
+
+Reconcile = Callable[[str, Context], Result]
+KeyMapper = Callable[[Resource], Iterable[str]]
+
+
+def own_key(obj: Resource) -> list[str]:
+    """handler.EnqueueRequestForObject: the object's own `namespace/name`."""
+    return [object_key(obj)]
+
+
+@dataclass(frozen=True)
+class Watches:
+    """A kind a controller watches, and the keys an event about one of its objects enqueues.
+
+    On update the keys of the old and the new object are both enqueued, as controller-
+    runtime's map handlers do: a binding that leaves a cluster concerns both clusters.
+    """
+
+    info: KindInfo
+    keys: KeyMapper = own_key
+
+
+@dataclass(frozen=True)
+class Controller:
+    name: str  # also the component of the Events it records
+    watches: Sequence[Watches]
+    reconcile: Reconcile
+    workers: int = 1  # concurrent reconciles under the real driver
+    # Indexes the controller looks objects up by; one name may be shared if the function is.
+    indexers: Mapping[KindInfo, Mapping[str, IndexFunc]] = field(default_factory=dict)
+
+
+class ControllerManager:
+    """The controllers to run and what they share; give it to one driver to run them."""
+
+    def __init__(self, store: Store, clock: Clock, settings: Settings | None = None) -> None:
+        self.store, self.clock = store, clock
+        self.settings = settings or Settings()
+        self.cache = Cache(store)
+        self.controllers: list[Controller] = []
+
+    def add(self, controller: Controller) -> None:
+        if any(c.name == controller.name for c in self.controllers):
+            raise ValueError(f"controller {controller.name!r} is already added")
+        self.controllers.append(controller)
+
+    def _runners(self, bucket_clock: Clock | None) -> list[_Runner]:
+        return [self._wire(controller, bucket_clock) for controller in self.controllers]
+
+    def _wire(self, controller: Controller, bucket_clock: Clock | None) -> _Runner:
+        s = self.settings
+        limiter = default_controller_rate_limiter(
+            base_delay=s.rate_limiter_base_delay,
+            max_delay=s.rate_limiter_max_delay,
+            qps=s.rate_limiter_qps,
+            bucket_size=s.rate_limiter_bucket_size,
+            bucket_clock=bucket_clock,
+        )
+        queue: WorkQueue[str] = WorkQueue(self.clock, limiter)
+        for info, indexers in controller.indexers.items():
+            self.cache.informer(info).add_indexers(indexers)
+        for watch in controller.watches:
+            self.cache.informer(watch.info).add_event_handler(_enqueue(queue, watch.keys))
+        recorder = EventRecorder(self.store, self.clock, controller.name)
+        context = Context(self.cache, self.store, self.clock, s, recorder)
+        return _Runner(controller, queue, context)
+
+
+def _enqueue(queue: WorkQueue[str], keys: KeyMapper) -> EventHandler:
+    def add(obj: Resource) -> None:
+        for key in keys(obj):
+            queue.add(key)
+
+    def update(old: Resource, new: Resource) -> None:
+        add(old)
+        add(new)
+
+    return EventHandler(on_add=add, on_update=update, on_delete=add)
+
+
+@dataclass
+class _Runner:
+    controller: Controller
+    queue: WorkQueue[str]
+    context: Context
+
+    def process(self, key: str) -> None:
+        """Reconcile one key taken from the queue and queue it again as the result asks."""
+        try:
+            self._requeue(key, self._reconcile(key))
+        finally:
+            self.queue.done(key)
+
+    def _reconcile(self, key: str) -> Result:
+        try:
+            return self.controller.reconcile(key, self.context)
+        except Conflict:
+            # A stale read lost a race: expected now and then, and the retry reads anew.
+            logger.debug("%s: conflict reconciling %r, retrying", self.controller.name, key)
+        except Exception:
+            logger.exception("%s: reconciling %r failed", self.controller.name, key)
+        return REQUEUE
+
+    def _requeue(self, key: str, result: Result) -> None:
+        if result.requeue_after is not None and result.requeue_after > timedelta(0):
+            self.queue.forget(key)
+            self.queue.add_after(key, result.requeue_after)
+        elif result.requeue:
+            self.queue.add_rate_limited(key)
+        else:
+            self.queue.forget(key)
+
+
+class LivelockError(RuntimeError):
+    """Controllers kept each other busy at one instant and never settled."""
+
+
+class _Driver(ABC):
+    """Starting and stopping, also around a `with` block."""
+
+    @abstractmethod
+    def start(self) -> None: ...
+
+    @abstractmethod
+    def stop(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+class VirtualDriver(_Driver):
+    """Runs the manager's controllers deterministically on its VirtualClock, in one thread."""
+
+    def __init__(self, manager: ControllerManager, *, max_rounds: int = 1000) -> None:
+        if not isinstance(manager.clock, VirtualClock):
+            raise TypeError("the virtual driver needs a manager on a VirtualClock")
+        self.manager, self.clock, self.max_rounds = manager, manager.clock, max_rounds
+        self._runners = manager._runners(bucket_clock=None)
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        """List every watched kind and follow the store's writes from then on."""
+        self.manager.cache.sync()
+        self._unsubscribe = self.manager.store.subscribe(self.manager.cache.handle)
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def settle(self) -> None:
+        """Run every key due now, and every key that queues, until none is due (quiescence).
+
+        Each round gives each controller, in order, the keys ready at its turn; keys queued
+        during its turn wait for the next round, so a controller that keeps requeueing
+        itself cannot starve the others. LivelockError after max_rounds rounds.
+        """
+        for _ in range(self.max_rounds):
+            now = self.clock.now()
+            for runner in self._runners:
+                runner.queue.pop_due(now)
+            if not any(len(runner.queue) for runner in self._runners):
+                return
+            for runner in self._runners:
+                self._run_ready(runner)
+        raise LivelockError(self._livelock_message())
+
+    def next_timer(self) -> datetime | None:
+        """The earliest instant any controller's key is due."""
+        dues = [due for r in self._runners if (due := r.queue.next_due()) is not None]
+        return min(dues, default=None)
+
+    def advance_to_next_timer(self, until: datetime) -> bool:
+        """Jump the clock to the earliest timer if it is due by `until`; False if none is."""
+        due = self.next_timer()
+        if due is None or due > until:
+            return False
+        self.clock.set(max(due, self.clock.now()))
+        return True
+
+    def run_until(self, instant: datetime) -> None:
+        """Settle, then fire every timer due by `instant` at its exact time; end at `instant`."""
+        self.settle()
+        while self.advance_to_next_timer(instant):
+            self.settle()
+        self.clock.set(instant)
+
+    def _run_ready(self, runner: _Runner) -> None:
+        for _ in range(len(runner.queue)):
+            key = runner.queue.get(block=False)
+            assert key is not None  # only this thread takes from the queue
+            runner.process(key)
+
+    def _livelock_message(self) -> str:
+        busy = [
+            f"{r.controller.name}: {', '.join(r.queue.ready()[:5])}"
+            for r in self._runners
+            if len(r.queue)
+        ]
+        return (
+            f"controllers did not settle at {self.clock.now().isoformat()} after "
+            f"{self.max_rounds} rounds; still queued: {'; '.join(busy)}"
+        )
+
+
+class RealDriver(_Driver):
+    """Runs the manager's controllers on the real clock with worker threads."""
+
+    def __init__(self, manager: ControllerManager) -> None:
+        self.manager = manager
+        self._runners = manager._runners(bucket_clock=manager.clock)
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._watch_lock = threading.Lock()
+        self._watch: Watch | None = None
+
+    def start(self) -> None:
+        """List every watched kind (the cache is synced on return), then start the threads."""
+        self._watch = self._list_and_watch()
+        self._spawn("informers", self._watch_loop)
+        for runner in self._runners:
+            for i in range(runner.controller.workers):
+                self._spawn(f"{runner.controller.name}-{i}", self._worker, runner)
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Take no more keys, let in-flight reconciles finish, and join every thread."""
+        self._stopping.set()
+        for runner in self._runners:
+            runner.queue.shutdown()
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _spawn(self, name: str, target: Callable[..., None], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _list_and_watch(self) -> Watch:
+        store = self.manager.store
+        while True:
+            # Watch from before the lists: an event they already saw is skipped by its informer.
+            resource_version = store.resource_version
+            self.manager.cache.sync()
+            try:
+                return store.watch(resource_version=str(resource_version))
+            except Expired:
+                logger.info("more writes than the store remembers while listing; listing again")
+
+    def _watch_loop(self) -> None:
+        while True:
+            watch = self._watch
+            assert watch is not None
+            try:
+                for event in watch:
+                    self.manager.cache.handle(event)
+                return  # closed by stop()
+            except Expired:
+                logger.info("watch expired; listing again")
+                with self._watch_lock:
+                    if self._stopping.is_set():
+                        return
+                    self._watch = self._list_and_watch()
+
+    @staticmethod
+    def _worker(runner: _Runner) -> None:
+        while (key := runner.queue.get()) is not None:
+            runner.process(key)

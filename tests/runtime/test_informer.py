@@ -1,0 +1,206 @@
+from typing import Any
+
+import pytest
+
+from fleetwarden.api.meta import Resource
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.runtime.informer import (
+    Cache,
+    EventHandler,
+    Informer,
+    by_target_cluster,
+    object_key,
+    split_key,
+)
+from fleetwarden.store.interface import EventType, Store, WatchEvent, collection_of
+
+CONFIGMAP = REGISTRY.info("v1", "ConfigMap")
+NAMESPACE = REGISTRY.info("v1", "Namespace")
+BINDING = REGISTRY.info("work.karmada.io/v1alpha2", "ResourceBinding")
+
+
+def configmap(name: str, namespace: str = "default", **data: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": data,
+    }
+
+
+def binding(name: str, *clusters: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "work.karmada.io/v1alpha2",
+        "kind": "ResourceBinding",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"clusters": [{"name": c, "replicas": 1} for c in clusters]},
+    }
+
+
+class Recorder:
+    """Handlers that write down what they hear."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, str]] = []
+
+    def handler(self) -> EventHandler:
+        return EventHandler(
+            on_add=lambda o: self.heard.append(("add", object_key(o))),
+            on_update=lambda old, new: self.heard.append(("update", object_key(new))),
+            on_delete=lambda o: self.heard.append(("delete", object_key(o))),
+        )
+
+
+def names(objects: list[Resource]) -> list[str]:
+    return [object_key(o) for o in objects]
+
+
+def followed(store: Store, *infos: Any) -> tuple[Cache, list[Informer]]:
+    """A cache listing `infos` and following the store's writes, as the virtual driver does."""
+    cache = Cache(store)
+    informers = [cache.informer(info) for info in infos]
+    cache.sync()
+    store.subscribe(cache.handle)
+    return cache, informers
+
+
+def test_keys_are_namespace_slash_name() -> None:
+    obj = REGISTRY.decode(configmap("a", "ns1"))
+    assert object_key(obj) == "ns1/a"
+    assert split_key("ns1/a") == ("ns1", "a")
+    assert split_key("member1") == ("", "member1")
+    cluster_scoped = REGISTRY.decode(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}}
+    )
+    assert object_key(cluster_scoped) == "ns1"
+
+
+def test_sync_lists_typed_objects_and_marks_the_informer_synced(store: Store) -> None:
+    store.create(configmap("b"))
+    store.create(configmap("a", "other"))
+    store.create(configmap("a"))
+    store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    assert not informer.has_synced and not cache.has_synced
+    cache.sync()
+    assert informer.has_synced and cache.has_synced
+    assert names(informer.list()) == ["default/a", "default/b", "other/a"]
+    assert names(informer.list("other")) == ["other/a"]
+    cm = informer.get("a", "default")
+    assert isinstance(cm, Resource) and cm.kind == "ConfigMap"
+    assert informer.get("missing", "default") is None
+    # Namespaces were not asked for; an informer asked for later is listed at once.
+    namespaces = cache.informer(NAMESPACE)
+    assert namespaces.has_synced
+    assert names(namespaces.list()) == ["other"]
+    assert cache.informer(NAMESPACE) is namespaces
+
+
+def test_watch_events_keep_the_cache_current_and_reach_handlers(store: Store) -> None:
+    store.create(configmap("old"))
+    heard = Recorder()
+    _, (informer,) = followed(store, CONFIGMAP)
+    informer.add_event_handler(heard.handler())
+    created = store.create(configmap("a", x="1"))
+    created["data"] = {"x": "2"}
+    store.update(created)
+    store.delete(CONFIGMAP, "old", "default")
+    assert heard.heard == [
+        ("add", "default/old"),  # already cached when the handler came: announced as added
+        ("add", "default/a"),
+        ("update", "default/a"),
+        ("delete", "default/old"),
+    ]
+    current = informer.get("a", "default")
+    assert current is not None and current.model_extra == {"data": {"x": "2"}}
+    assert names(informer.list()) == ["default/a"]
+
+
+def test_decoded_objects_are_shared_not_copied(store: Store) -> None:
+    seen: list[Resource] = []
+    _, (informer,) = followed(store, CONFIGMAP)
+    informer.add_event_handler(EventHandler(on_add=seen.append))
+    store.create(configmap("a"))
+    assert informer.get("a", "default") is seen[0] is informer.list()[0]
+
+
+def test_events_the_list_already_covered_are_skipped(store: Store) -> None:
+    created = store.create(configmap("a"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    heard = Recorder()
+    informer.add_event_handler(heard.handler())
+    stale = WatchEvent(EventType.DELETED, created, collection_of(CONFIGMAP))
+    informer.handle(stale)
+    assert informer.get("a", "default") is not None
+    assert heard.heard == [("add", "default/a")]
+
+
+def test_events_of_kinds_without_an_informer_are_ignored(store: Store) -> None:
+    cache, _ = followed(store, CONFIGMAP)
+    store.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}})
+    assert cache.informer(NAMESPACE).list()[0].name == "ns1"  # listed on demand, not watched
+
+
+def test_a_relist_tells_handlers_what_changed(store: Store) -> None:
+    store.create(configmap("stays"))
+    changed = store.create(configmap("changes"))
+    store.create(configmap("goes"))
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    heard = Recorder()
+    informer.add_event_handler(heard.handler())
+    cache.sync()
+    heard.heard.clear()
+    # Missed while the watch was down (no subscription here):
+    store.update(changed | {"data": {"new": "1"}})
+    store.delete(CONFIGMAP, "goes", "default")
+    store.create(configmap("new"))
+    cache.sync()
+    assert heard.heard == [
+        ("delete", "default/goes"),
+        ("update", "default/changes"),
+        ("add", "default/new"),
+    ]
+
+
+def test_indexes_follow_adds_updates_and_deletes(store: Store) -> None:
+    store.create(binding("nginx", "member1", "member2"))
+    cache = Cache(store)
+    informer = cache.informer(BINDING)
+    informer.add_indexers({"cluster": by_target_cluster})
+    cache.sync()
+    store.subscribe(cache.handle)
+    assert names(informer.by_index("cluster", "member1")) == ["default/nginx"]
+    redis = store.create(binding("redis", "member1"))
+    assert names(informer.by_index("cluster", "member1")) == ["default/nginx", "default/redis"]
+    store.update(redis | {"spec": {"clusters": [{"name": "member3"}]}})
+    assert names(informer.by_index("cluster", "member1")) == ["default/nginx"]
+    assert names(informer.by_index("cluster", "member3")) == ["default/redis"]
+    store.delete(BINDING, "nginx", "default")
+    assert informer.by_index("cluster", "member1") == []
+    assert names(informer.by_index("cluster", "member3")) == ["default/redis"]
+
+
+def test_an_indexer_added_late_indexes_what_is_cached(store: Store) -> None:
+    store.create(binding("nginx", "member1"))
+    _, (informer,) = followed(store, BINDING)
+    informer.add_indexers({"cluster": by_target_cluster})
+    assert names(informer.by_index("cluster", "member1")) == ["default/nginx"]
+    informer.add_indexers({"cluster": by_target_cluster})  # the same one again: shared
+    with pytest.raises(ValueError, match="indexer 'cluster' already exists"):
+        informer.add_indexers({"cluster": lambda obj: []})
+    with pytest.raises(KeyError, match="no index 'nope'"):
+        informer.by_index("nope", "x")
+
+
+def test_by_target_cluster_indexes_both_binding_kinds_and_nothing_else() -> None:
+    assert by_target_cluster(REGISTRY.decode(binding("nginx", "member1", "member2"))) == [
+        "member1",
+        "member2",
+    ]
+    cluster_binding = binding("crb", "member3") | {"kind": "ClusterResourceBinding"}
+    del cluster_binding["metadata"]["namespace"]
+    assert by_target_cluster(REGISTRY.decode(cluster_binding)) == ["member3"]
+    assert by_target_cluster(REGISTRY.decode(binding("unscheduled"))) == []
+    assert by_target_cluster(REGISTRY.decode(configmap("a"))) == []
