@@ -18,7 +18,7 @@ from fleetwarden.api.errors import ErrorList, Invalid
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry
-from fleetwarden.semantics.validation import validate_object_meta
+from fleetwarden.semantics.validation import NameRule, validate_object_meta
 
 DEFAULT_NAMESPACE = "default"
 
@@ -31,6 +31,8 @@ class AdmissionConfig:
     # Karmada <= v1.13 added 300 s NoExecute tolerations to every policy; off unless given.
     default_not_ready_toleration_seconds: int | None = None
     default_unreachable_toleration_seconds: int | None = None
+    # OCM hub feature gate DefaultClusterSet (on by default): label unlabelled ManagedClusters.
+    default_cluster_set: bool = True
 
 
 class Operation(StrEnum):
@@ -55,6 +57,7 @@ class Request:
 
 Mutate = Callable[[Request], None]
 Validate = Callable[[Request], ErrorList]
+Webhook = Callable[[Request], None]
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,11 @@ class Plugin:
     kind: str
     mutate: Mutate | None = None
     validate: Validate | None = None
+    # An upstream validating webhook that denies with its own status error (400, 403...) rather
+    # than field errors; as in the API server, it runs only once the object passed validation.
+    webhook: Webhook | None = None
+    # The kind's own metadata.name rule (its REST strategy's nameFn), if not a DNS subdomain.
+    name_rule: NameRule | None = None
 
 
 @dataclass
@@ -92,10 +100,16 @@ class AdmissionChain:
         for plugin in plugins:
             if plugin.mutate:
                 plugin.mutate(request)
-        errors = validate_object_meta(typed.metadata, namespaced=info.namespaced)
+        name_rule = next((p.name_rule for p in plugins if p.name_rule), "subdomain")
+        errors = validate_object_meta(
+            typed.metadata, namespaced=info.namespaced, name_rule=name_rule
+        )
         for plugin in plugins:
             if plugin.validate:
                 errors += plugin.validate(request)
         if errors:
             raise Invalid(info.kind, info.group, typed.metadata.name, errors)
+        for plugin in plugins:
+            if plugin.webhook:
+                plugin.webhook(request)
         return typed

@@ -36,6 +36,21 @@ class Toleration(Model):
     toleration_seconds: int | None = None
 
 
+class NodeSelectorRequirement(Model):
+    key: str = ""
+    operator: str = ""
+    values: list[str] | None = None
+
+
+class NodeSelectorTerm(Model):
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_fields: list[NodeSelectorRequirement] | None = None
+
+
+class NodeSelector(Model):
+    node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list)
+
+
 class ObjectReference(Model):
     api_version: str | None = None
     kind: str | None = None
