@@ -21,7 +21,17 @@ from fleetwarden.api.meta import Resource
 def _builtin(
     group: str, version: str, kind: str, plural: str, namespaced: bool, *short: str
 ) -> KindInfo:
-    return KindInfo(group, version, kind, plural, namespaced, core.Unstructured, short)
+    return KindInfo(
+        group, version, kind, plural, namespaced, core.Unstructured, short,
+        has_status=kind not in _NO_STATUS,
+    )  # fmt: skip
+
+
+# Built-in kinds without a status subresource: a write of theirs changes everything given.
+_NO_STATUS = {
+    "ConfigMap", "Secret", "ServiceAccount", "Role", "RoleBinding", "ClusterRole",
+    "ClusterRoleBinding", "StorageClass",
+}  # fmt: skip
 
 
 CORE_KINDS = [
@@ -45,6 +55,7 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("", "v1", "Pod", "pods", True, "po"),
     _builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, "pvc"),
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
+    _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
     _builtin("rbac.authorization.k8s.io", "v1", "Role", "roles", True),
     _builtin("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),

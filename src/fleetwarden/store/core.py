@@ -1,0 +1,836 @@
+"""Kubernetes storage semantics, written once over a small persistence Backend.
+
+`CoreStore` is what the API server's generic registry and etcd3 storage do together:
+resourceVersion, generation, the status subresource, finalizers and deletionTimestamp,
+ownerReference garbage collection, lists with selectors and continue tokens, and watch.
+Every object lives in an in-process cache (reads never touch the backend); a Backend only
+makes each write durable, atomically, before the cache moves. What is stored is canonical
+JSON text (sorted keys); the cache keeps it marshalled, since marshal.loads gives a fresh
+copy twice as fast as json.loads, and each read must hand out a copy of its own.
+
+One global resourceVersion counts changes, and each resourceVersion is exactly one event
+(a write that garbage-collects dependents makes several), so the event log alone says what
+happened: a backend persists both the objects and the log from the events.
+
+Deviations from Kubernetes, on purpose:
+- A continued list is served from the current state (keys after the last one returned),
+  not from a snapshot at the first page's resourceVersion; the token still expires once
+  that resourceVersion is compacted.
+- Garbage collection runs inside the write that removes an owner (background propagation
+  only; no foreground or orphan finalizers), and ownerReferences are matched by uid.
+- A watch from resource_version None sends no initial state (the protocol's choice); "0"
+  sends synthetic ADDED events for what exists, as Kubernetes does.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import marshal
+import random
+import threading
+import uuid
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from queue import SimpleQueue
+from typing import Any, Protocol, TypedDict, TypeVar
+
+from fleetwarden.api.errors import (
+    AlreadyExists,
+    BadRequest,
+    Conflict,
+    Expired,
+    Invalid,
+    NotFound,
+    Path,
+    StatusError,
+)
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import format_time
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.semantics.selectors import (
+    FieldSelector,
+    Selector,
+    SelectorError,
+    parse_field_selector,
+    parse_selector,
+)
+from fleetwarden.store.interface import (
+    EventType,
+    ListResult,
+    NewUid,
+    Now,
+    Obj,
+    PatchType,
+    Store,
+    Watch,
+    WatchEvent,
+    collection_of,
+)
+from fleetwarden.store.patch import PatchError, json_patch, merge_patch
+
+DEFAULT_EVENT_LOG_SIZE = 10_000
+# utilrand's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_GENERATED_SUFFIX = 5
+_MAX_GENERATED_PREFIX = 63 - _GENERATED_SUFFIX
+_GENERATE_ATTEMPTS = 8  # the API server retries a generated name that is taken
+# Kept from the stored object on every update: the system's fields and the object's key.
+_SYSTEM_FIELDS = (
+    "name",
+    "namespace",
+    "uid",
+    "creationTimestamp",
+    "generation",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+_EXPIRED_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. "
+    "You can start a new list without the continue parameter, or use the continue token in "
+    "this response to retrieve the remainder of the results. Continuing with the provided "
+    "token results in an inconsistent list - objects that were created, modified, or deleted "
+    "between the time the first chunk was returned and now may show up in the list."
+)
+
+# Canonical text: sorted keys, as Go's encoding/json writes an unstructured object.
+_encode = json.JSONEncoder(separators=(",", ":"), sort_keys=True, allow_nan=False).encode
+
+
+def _decode(text: str | bytes) -> Obj:
+    obj: Obj = json.loads(text)
+    return obj
+
+
+def _thaw(blob: bytes) -> Obj:
+    obj: Obj = marshal.loads(blob)
+    return obj
+
+
+FieldGetter = Callable[[Obj], str]
+# The selectable fields of a kind beyond metadata.name and metadata.namespace.
+FieldsFunc = Callable[[KindInfo], Mapping[str, FieldGetter]]
+KindsFunc = Callable[[str, str], KindInfo]
+Key = tuple[str, str]  # (collection, path); path is `namespace/name`, or `name`
+_S = TypeVar("_S", Selector, FieldSelector)
+
+
+def no_extra_fields(info: KindInfo) -> Mapping[str, FieldGetter]:
+    return {}
+
+
+class StoreOptions(TypedDict, total=False):
+    """CoreStore's keyword arguments, for the stores built on it."""
+
+    now: Now | None
+    new_uid: NewUid | None
+    rng: random.Random | None
+    kinds: KindsFunc
+    fields: FieldsFunc
+    event_log_size: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One committed change; the object at that resourceVersion as canonical JSON text
+    (what backends store) and marshalled (what readers get copies from)."""
+
+    rv: int
+    type: EventType
+    collection: str
+    namespace: str
+    name: str
+    text: str
+    blob: bytes
+
+    @classmethod
+    def of(
+        cls, rv: int, type_: EventType, collection: str, namespace: str, name: str, text: str
+    ) -> StoredEvent:
+        """An event read back from a backend."""
+        return cls(rv, type_, collection, namespace, name, text, marshal.dumps(_decode(text)))
+
+    def to_watch_event(self) -> WatchEvent:
+        return WatchEvent(self.type, _thaw(self.blob), self.collection)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """A cached object (marshalled), and what lists and garbage collection look up."""
+
+    blob: bytes
+    namespace: str
+    name: str
+    rv: int
+    uid: str
+    labels: dict[str, str]
+    owners: tuple[str, ...]
+
+
+class Backend(Protocol):
+    """Durable storage for the cache: objects and the event log, written by events."""
+
+    def load(self, max_events: int) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
+        """(collection, object text) of every object, and the newest events, oldest first."""
+        ...
+
+    def commit(self, events: Sequence[StoredEvent], compacted: int) -> None:
+        """Apply the events' objects and append them to the log in one transaction,
+        dropping logged events at or below `compacted`. Raises if nothing was written."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def _path(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}" if namespace else name
+
+
+def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
+    owners = tuple(ref.get("uid", "") for ref in meta.get("ownerReferences") or ())
+    return _Entry(
+        blob,
+        meta.get("namespace", ""),
+        meta["name"],
+        rv,
+        meta.get("uid", ""),
+        dict(meta.get("labels") or {}),
+        owners,
+    )
+
+
+class _NoSuchSubresource(NotFound):
+    def __init__(self) -> None:
+        StatusError.__init__(self, "the server could not find the requested resource")
+
+
+class _Unprocessable(StatusError):
+    """422 for a patch that does not apply, as the API server words it."""
+
+    code = 422
+    reason = "Invalid"
+
+
+class _Txn:
+    """The changes of one write (an object and its garbage-collected dependents), staged
+    over the cache until the backend has committed them all."""
+
+    def __init__(self, store: CoreStore) -> None:
+        self.store = store
+        self.rv = store._rv
+        self.events: list[StoredEvent] = []
+        self.staged: dict[Key, _Entry | None] = {}
+
+    def entry(self, key: Key) -> _Entry | None:
+        if key in self.staged:
+            return self.staged[key]
+        return self.store._objects.get(key[0], {}).get(key[1])
+
+    def put(self, key: Key, obj: Obj, type_: EventType) -> Obj:
+        """Stage the object at the next resourceVersion; returns it as stored, a fresh copy
+        in canonical form (JSON types, sorted keys), whatever shape it came in."""
+        self.rv += 1
+        obj["metadata"]["resourceVersion"] = str(self.rv)
+        text = _encode(obj)
+        stored = _decode(text)
+        blob = marshal.dumps(stored)
+        entry = self.staged[key] = _entry(blob, stored["metadata"], self.rv)
+        self.events.append(
+            StoredEvent(self.rv, type_, key[0], entry.namespace, entry.name, text, blob)
+        )
+        return stored
+
+    def remove(self, key: Key, obj: Obj) -> Obj:
+        """DELETED carries the last stored state at a new resourceVersion."""
+        stored = self.put(key, obj, EventType.DELETED)
+        self.staged[key] = None
+        return stored
+
+
+class CoreStore:
+    """The Store protocol over a Backend; see the module docstring for the semantics."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        now: Now | None = None,
+        new_uid: NewUid | None = None,
+        rng: random.Random | None = None,
+        kinds: KindsFunc = REGISTRY.info,
+        fields: FieldsFunc = no_extra_fields,
+        event_log_size: int = DEFAULT_EVENT_LOG_SIZE,
+    ) -> None:
+        if event_log_size < 1:
+            raise ValueError("event_log_size must be at least 1")
+        self._backend = backend
+        self._now = now or (lambda: datetime.now(UTC))
+        self._new_uid = new_uid or (lambda: str(uuid.uuid4()))
+        # Generated names must repeat when uids do (the simulator's runs are reproducible).
+        self._rng = rng or random.Random(0 if new_uid else None)
+        self._kinds = kinds
+        self._fields = fields
+        self._log_size = event_log_size
+        self._lock = threading.Lock()
+        self._objects: dict[str, dict[str, _Entry]] = {}
+        self._uids: dict[str, Key] = {}
+        self._dependents: dict[str, set[Key]] = {}
+        self._log: deque[StoredEvent] = deque(maxlen=event_log_size)
+        self._rv = 0
+        self._watches: list[_Watch] = []
+        self._subscribers: list[Callable[[WatchEvent], None]] = []
+        self._pending: deque[StoredEvent] = deque()
+        self._dispatch_lock = threading.RLock()
+        self._dispatching = False
+        self._load()
+
+    # --- reads -------------------------------------------------------------------------
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        # Lock-free: one dict read of an immutable entry is atomic.
+        entry = self._objects.get(collection_of(info), {}).get(_path(_ns(info, namespace), name))
+        if entry is None:
+            raise NotFound(info.plural, info.group, name)
+        return _thaw(entry.blob)
+
+    def list(
+        self,
+        info: KindInfo,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ListResult:
+        labels = _parse(parse_selector, label_selector)
+        fields = _parse(parse_field_selector, field_selector)
+        getters = self._field_getters(info, fields)
+        if not info.namespaced or not namespace:
+            namespace = None  # "" is metav1.NamespaceAll
+        with self._lock:
+            rv, compacted = self._rv, self._compacted
+            entries = list(self._objects.get(collection_of(info), {}).items())
+        list_rv, start = _decode_continue(continue_, compacted) if continue_ else (rv, "")
+        entries.sort()
+        keys = [path for path, _ in entries]
+        matching = (
+            (path, entry)
+            for path, entry in entries[bisect_left(keys, start) :]
+            if (namespace is None or entry.namespace == namespace)
+            and (labels is None or labels.matches(entry.labels))
+            and (fields is None or fields.matches(_fields_of(entry, getters)))
+        )
+        return _page(matching, list_rv, limit, counted=labels is None and fields is None)
+
+    # --- writes ------------------------------------------------------------------------
+
+    def create(self, obj: Mapping[str, Any]) -> Obj:
+        info = self._info_of(obj)
+        new = dict(obj)
+        meta = new["metadata"] = dict(_metadata(obj))
+        if meta.get("resourceVersion"):
+            raise StatusError(
+                "Internal error occurred: resourceVersion should not be set on objects to be "
+                "created"
+            )
+        namespace = _ns(info, str(meta.get("namespace") or ""))
+        if not info.namespaced:
+            meta.pop("namespace", None)  # rest.BeforeCreate clears it for cluster scope
+        for field in ("deletionTimestamp", "deletionGracePeriodSeconds"):
+            meta.pop(field, None)
+        if info.has_status:
+            new.pop("status", None)  # status is written through its subresource only
+        collection = collection_of(info)
+        with self._lock:
+            objects = self._objects.get(collection, {})
+            name = meta.get("name") or self._generate_name(info, objects, namespace, meta)
+            if _path(namespace, name) in objects:
+                raise AlreadyExists(info.plural, info.group, name)
+            meta.update(
+                name=name,
+                uid=self._new_uid(),
+                creationTimestamp=format_time(self._now()),
+                generation=1,
+            )
+            key = (collection, _path(namespace, name))
+            created = self._write(lambda txn: txn.put(key, new, EventType.ADDED))
+        self._dispatch()
+        return created
+
+    def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Obj:
+        info = self._info_of(obj)
+        meta = _metadata(obj)
+        name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace") or "")
+        with self._lock:
+            key, entry = self._require(info, name, namespace)
+            updated = self._update(info, key, entry, dict(obj), subresource)
+        self._dispatch()
+        return updated
+
+    def patch(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str,
+        patch: Any,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        subresource: str | None = None,
+    ) -> Obj:
+        namespace = _ns(info, namespace)
+        with self._lock:
+            key, entry = self._require(info, name, namespace)
+            patched = _apply_patch(_thaw(entry.blob), patch, patch_type)
+            meta = _metadata(patched)
+            if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
+                raise BadRequest(
+                    f"the name of the object ({meta.get('name')}) does not match the name on "
+                    f"the URL ({name})"
+                )
+            updated = self._update(info, key, entry, patched, subresource)
+        self._dispatch()
+        return updated
+
+    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        with self._lock:
+            key, entry = self._require(info, name, _ns(info, namespace))
+            deleted = self._write(lambda txn: self._delete(txn, key, _thaw(entry.blob)))
+        self._dispatch()
+        return deleted
+
+    # --- watch -------------------------------------------------------------------------
+
+    def watch(
+        self,
+        info: KindInfo | None = None,
+        namespace: str | None = None,
+        resource_version: str | None = None,
+    ) -> Watch:
+        collection = collection_of(info) if info else None
+        with self._lock:
+            watch = _Watch(collection, namespace or None)
+            if resource_version == "0":
+                for coll, entry in self._current(collection):
+                    watch.offer_added(coll, entry)
+            elif resource_version:
+                for event in self._events_since(_parse_rv(resource_version)):
+                    watch.offer(event)
+            self._watches.append(watch)
+        return watch
+
+    def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
+        """Every event, each write's before that write returns. A callback's exception
+        reaches the writer, whose write is committed all the same."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def close(self) -> None:
+        with self._lock:
+            for watch in self._watches:
+                watch.close()
+            self._watches.clear()
+            self._backend.close()
+
+    # --- write internals ---------------------------------------------------------------
+
+    def _update(
+        self, info: KindInfo, key: Key, entry: _Entry, new: Obj, subresource: str | None
+    ) -> Obj:
+        """Update under the lock; returns the object as stored (unchanged for a no-op)."""
+        if subresource not in (None, "status") or (subresource and not info.has_status):
+            raise _NoSuchSubresource()
+        old = _thaw(entry.blob)
+        old_meta, given_rv = old["metadata"], _metadata(new).get("resourceVersion")
+        if given_rv and given_rv != old_meta["resourceVersion"]:
+            raise Conflict(info.plural, info.group, entry.name)
+        new = _merge_update(info, old, new, subresource)
+        if new == old:
+            return _thaw(entry.blob)  # Kubernetes writes nothing when nothing changed
+        if "deletionTimestamp" in old_meta:
+            _check_no_new_finalizers(info, old, new)
+            if not new["metadata"].get("finalizers"):
+                return self._write(lambda txn: self._remove(txn, key, old))
+        return self._write(lambda txn: txn.put(key, new, EventType.MODIFIED))
+
+    def _delete(self, txn: _Txn, key: Key, obj: Obj) -> Obj:
+        """Remove the object, or mark it terminating while finalizers remain."""
+        meta = obj["metadata"]
+        if not meta.get("finalizers"):
+            return self._remove(txn, key, obj)
+        if "deletionTimestamp" in meta:
+            return obj  # already terminating: deleting again changes nothing
+        meta["deletionTimestamp"] = format_time(self._now())
+        meta["deletionGracePeriodSeconds"] = 0
+        if meta.get("generation"):
+            meta["generation"] += 1  # tells controllers a deletion is pending
+        return txn.put(key, obj, EventType.MODIFIED)
+
+    def _remove(self, txn: _Txn, key: Key, obj: Obj) -> Obj:
+        removed = txn.remove(key, obj)
+        for dependent in sorted(self._dependents.get(removed["metadata"].get("uid", ""), ())):
+            self._collect(txn, dependent)
+        return removed
+
+    def _collect(self, txn: _Txn, key: Key) -> None:
+        """The garbage collector's attemptToDeleteItem for one dependent of a removed owner:
+        delete it when no owner is left, else drop its dangling ownerReferences."""
+        entry = txn.entry(key)
+        if entry is None:
+            return
+        obj = _thaw(entry.blob)
+        refs = obj["metadata"].get("ownerReferences") or []
+        alive = [ref for ref in refs if self._exists(txn, ref.get("uid", ""))]
+        if not alive:
+            self._delete(txn, key, obj)
+        elif len(alive) < len(refs):
+            obj["metadata"]["ownerReferences"] = alive
+            txn.put(key, obj, EventType.MODIFIED)
+
+    def _exists(self, txn: _Txn, uid: str) -> bool:
+        key = self._uids.get(uid)
+        return key is not None and txn.entry(key) is not None
+
+    def _write(self, change: Callable[[_Txn], Obj]) -> Obj:
+        """Stage a change, commit it through the backend, then move the cache (under lock)."""
+        txn = _Txn(self)
+        result = change(txn)
+        if not txn.events:
+            return result
+        compacted = max(self._compacted, txn.rv - self._log_size)
+        self._backend.commit(txn.events, compacted)
+        for key, entry in txn.staged.items():
+            self._apply(key, entry)
+        self._rv = txn.rv
+        self._log.extend(txn.events)
+        self._watches = [w for w in self._watches if not w.closed]
+        for event in txn.events:
+            for watch in self._watches:
+                watch.offer(event)
+        if self._subscribers:
+            self._pending.extend(txn.events)
+        return result
+
+    def _apply(self, key: Key, entry: _Entry | None) -> None:
+        collection, path = key
+        objects = self._objects.setdefault(collection, {})
+        old = objects.get(path)
+        if old is not None:
+            self._unindex(key, old)
+        if entry is None:
+            objects.pop(path, None)
+            return
+        objects[path] = entry
+        self._uids[entry.uid] = key
+        for owner in entry.owners:
+            self._dependents.setdefault(owner, set()).add(key)
+
+    def _unindex(self, key: Key, entry: _Entry) -> None:
+        self._uids.pop(entry.uid, None)
+        for owner in entry.owners:
+            dependents = self._dependents.get(owner)
+            if dependents is not None:
+                dependents.discard(key)
+                if not dependents:
+                    del self._dependents[owner]
+
+    def _dispatch(self) -> None:
+        """Call subscribers in resourceVersion order, outside the write lock. A write made
+        by a callback queues its events; the outermost dispatch delivers them after."""
+        if not self._pending:
+            return
+        with self._dispatch_lock:
+            if self._dispatching:
+                return
+            self._dispatching = True
+            try:
+                while self._pending:
+                    event = self._pending.popleft()
+                    for callback in tuple(self._subscribers):
+                        callback(event.to_watch_event())
+            finally:
+                self._dispatching = False
+
+    # --- helpers -----------------------------------------------------------------------
+
+    @property
+    def _compacted(self) -> int:
+        """The newest resourceVersion whose event is gone: watches may resume from it on."""
+        return self._log[0].rv - 1 if self._log else self._rv
+
+    def _load(self) -> None:
+        objects, events = self._backend.load(self._log_size)
+        for collection, text in objects:
+            obj = _decode(text)
+            rv = int(obj["metadata"]["resourceVersion"])
+            entry = _entry(marshal.dumps(obj), obj["metadata"], rv)
+            self._apply((collection, _path(entry.namespace, entry.name)), entry)
+            self._rv = max(self._rv, rv)
+        self._log.extend(events)
+        if events:
+            self._rv = max(self._rv, events[-1].rv)
+
+    def _info_of(self, obj: Mapping[str, Any]) -> KindInfo:
+        api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        for field, value in (("Kind", kind), ("apiVersion", api_version)):
+            if not isinstance(value, str) or not value:
+                raise BadRequest(f"Object '{field}' is missing in '{_encode(dict(obj))}'")
+        assert isinstance(api_version, str) and isinstance(kind, str)
+        return self._kinds(api_version, kind)
+
+    def _require(self, info: KindInfo, name: str, namespace: str) -> tuple[Key, _Entry]:
+        key = (collection_of(info), _path(namespace, name))
+        entry = self._objects.get(key[0], {}).get(key[1])
+        if entry is None:
+            raise NotFound(info.plural, info.group, name)
+        return key, entry
+
+    def _generate_name(
+        self, info: KindInfo, objects: Mapping[str, _Entry], namespace: str, meta: Mapping[str, Any]
+    ) -> str:
+        prefix = str(meta.get("generateName") or "")
+        if not prefix:
+            raise Invalid(
+                info.kind,
+                info.group,
+                "",
+                [Path("metadata.name").required("name or generateName is required")],
+            )
+        prefix = prefix[:_MAX_GENERATED_PREFIX]
+        for _ in range(_GENERATE_ATTEMPTS):
+            suffix = "".join(self._rng.choices(_NAME_ALPHABET, k=_GENERATED_SUFFIX))
+            if _path(namespace, prefix + suffix) not in objects:
+                break
+        return prefix + suffix  # still taken after every attempt: create says AlreadyExists
+
+    def _field_getters(
+        self, info: KindInfo, selector: FieldSelector | None
+    ) -> Mapping[str, FieldGetter]:
+        if selector is None:
+            return {}
+        getters = self._fields(info)
+        for req in selector.requirements:
+            if req.field not in getters and req.field not in _META_FIELDS:
+                raise BadRequest(f"field label not supported: {req.field}")
+        return getters
+
+    def _current(self, collection: str | None) -> Iterator[tuple[str, _Entry]]:
+        """(collection, entry) of every object that exists now, in key order."""
+        for coll in sorted(self._objects) if collection is None else [collection]:
+            for _, entry in sorted(self._objects.get(coll, {}).items()):
+                yield coll, entry
+
+    def _events_since(self, rv: int) -> Sequence[StoredEvent]:
+        if rv < self._compacted:
+            raise Expired(f"too old resource version: {rv} ({self._compacted})")
+        newer: list[StoredEvent] = []
+        for event in reversed(self._log):
+            if event.rv <= rv:
+                break
+            newer.append(event)
+        return newer[::-1]
+
+
+_META_FIELDS = ("metadata.name", "metadata.namespace")
+
+
+class _Watch:
+    """A watch's own queue, filled at commit; iteration blocks until an event or close().
+    close() lets the consumer drain what was already queued, then iteration ends."""
+
+    def __init__(self, collection: str | None, namespace: str | None) -> None:
+        self._collection = collection
+        self._namespace = namespace
+        # (type, collection, marshalled object), or None once closed
+        self._queue: SimpleQueue[tuple[EventType, str, bytes] | None] = SimpleQueue()
+        self.closed = False
+
+    def offer(self, event: StoredEvent) -> None:
+        if (self._collection is None or event.collection == self._collection) and (
+            self._namespace is None or event.namespace == self._namespace
+        ):
+            self._queue.put((event.type, event.collection, event.blob))
+
+    def offer_added(self, collection: str, entry: _Entry) -> None:
+        """A synthetic ADDED event for an object that already exists."""
+        if self._namespace is None or entry.namespace == self._namespace:
+            self._queue.put((EventType.ADDED, collection, entry.blob))
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        while (item := self._queue.get()) is not None:
+            type_, collection, blob = item
+            yield WatchEvent(type_, _thaw(blob), collection)
+        self._queue.put(None)  # every later iteration ends too
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._queue.put(None)
+
+
+# --- pure helpers ----------------------------------------------------------------------
+
+
+def _ns(info: KindInfo, namespace: str) -> str:
+    """The namespace a request addresses: none for cluster-scoped kinds."""
+    if not info.namespaced:
+        return ""
+    if not namespace:
+        raise BadRequest("Namespace parameter required.")
+    return namespace
+
+
+def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    if meta is None:
+        return {}
+    if not isinstance(meta, Mapping):
+        raise BadRequest("metadata must be an object")
+    return meta
+
+
+def _merge_update(info: KindInfo, old: Obj, new: Obj, subresource: str | None) -> Obj:
+    """What an update stores: system fields from the stored object; status only through
+    the status subresource (when the kind has one), everything else only through the main
+    resource; generation bumped when the spec (anything but metadata and status) changed."""
+    old_meta = old["metadata"]
+    if subresource == "status":
+        merged = {**old, "metadata": dict(old_meta)}
+        _copy_key(new, merged, "status")
+        return merged
+    merged = dict(new)
+    meta = merged["metadata"] = dict(_metadata(new))
+    for field in (*_SYSTEM_FIELDS, "resourceVersion"):
+        _copy_key(old_meta, meta, field)
+    if info.has_status:
+        _copy_key(old, merged, "status")
+    ignored = ("metadata", "status") if info.has_status else ("metadata",)
+    if any(old.get(k) != merged.get(k) for k in (old.keys() | merged.keys()) - set(ignored)):
+        meta["generation"] = old_meta.get("generation", 0) + 1
+    return merged
+
+
+def _copy_key(source: Mapping[str, Any], target: dict[str, Any], key: str) -> None:
+    if key in source:
+        target[key] = source[key]
+    else:
+        target.pop(key, None)
+
+
+def _check_no_new_finalizers(info: KindInfo, old: Obj, new: Obj) -> None:
+    added = set(new["metadata"].get("finalizers") or ()) - set(
+        old["metadata"].get("finalizers") or ()
+    )
+    if added:
+        listed = ", ".join(json.dumps(f) for f in sorted(added))
+        raise Invalid(
+            info.kind,
+            info.group,
+            old["metadata"]["name"],
+            [
+                Path("metadata.finalizers").forbidden(
+                    "no new finalizers can be added if the object is being deleted, found new "
+                    f"finalizers []string{{{listed}}}"
+                )
+            ],
+        )
+
+
+def _apply_patch(current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+    if isinstance(patch, str | bytes):
+        try:
+            patch = json.loads(patch)
+        except ValueError as err:
+            raise BadRequest(f"error decoding patch: {err}") from None
+    try:
+        if patch_type == PatchType.JSON:
+            patched = json_patch(current, patch)
+        else:
+            patched = merge_patch(current, patch)
+    except PatchError as err:
+        raise _Unprocessable(str(err)) from None
+    if not isinstance(patched, dict):
+        raise BadRequest("the patched object is not a JSON object")
+    return patched
+
+
+def _parse(parse: Callable[[str], _S], text: str | None) -> _S | None:
+    if not text:
+        return None
+    try:
+        return parse(text)
+    except SelectorError as err:
+        raise BadRequest(str(err)) from None
+
+
+def _fields_of(entry: _Entry, getters: Mapping[str, FieldGetter]) -> dict[str, str]:
+    fields = {"metadata.name": entry.name, "metadata.namespace": entry.namespace}
+    if getters:
+        obj = _thaw(entry.blob)
+        fields.update((name, get(obj)) for name, get in getters.items())
+    return fields
+
+
+def _page(
+    matching: Iterator[tuple[str, _Entry]], list_rv: int, limit: int | None, *, counted: bool
+) -> ListResult:
+    """One page of the matching entries; a continue token when more match after it."""
+    items: list[Obj] = []
+    last = ""
+    for path, entry in matching:
+        if limit and limit > 0 and len(items) == limit:
+            # remainingItemCount is only known without selectors, as in Kubernetes.
+            remaining = 1 + sum(1 for _ in matching) if counted else None
+            return ListResult(items, str(list_rv), _encode_continue(list_rv, last), remaining)
+        items.append(_thaw(entry.blob))
+        last = path
+    return ListResult(items, str(list_rv))
+
+
+def _encode_continue(rv: int, last: str) -> str:
+    # storage.continueToken: resume at the smallest key after the last one returned.
+    token = _encode({"v": "meta.k8s.io/v1", "rv": rv, "start": last + "\x00"})
+    return base64.urlsafe_b64encode(token.encode()).decode().rstrip("=")
+
+
+def _decode_continue(token: str, compacted: int) -> tuple[int, str]:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        if data.get("v") != "meta.k8s.io/v1":
+            raise ValueError("continue key is not valid")
+        rv, start = int(data["rv"]), str(data["start"])
+    except (ValueError, binascii.Error, KeyError, TypeError, AttributeError) as err:
+        raise BadRequest(f"invalid continue token: {err}") from None
+    if rv < compacted:
+        raise Expired(_EXPIRED_CONTINUE)
+    return rv, start
+
+
+def _parse_rv(text: str) -> int:
+    try:
+        rv = int(text)
+    except ValueError:
+        rv = -1
+    if rv < 0:
+        raise BadRequest(f"invalid resource version: {text!r}")
+    return rv
+
+
+def _implements_store(store: CoreStore) -> Store:
+    """Never called: makes mypy check that CoreStore keeps to the Store protocol."""
+    return store

@@ -1,0 +1,160 @@
+"""Watch: events in resourceVersion order, filtered, resumable, and "too old" past compaction."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+
+import pytest
+
+from fleetwarden.api.errors import BadRequest, Expired
+from fleetwarden.store import CoreStore, Watch, WatchEvent
+
+from .conftest import DEPLOYMENTS, LEASES, NAMESPACES, MakeStore, deployment, lease, namespace
+
+Summary = list[tuple[str, str, int]]
+
+
+def drain(watch: Watch) -> Summary:
+    """What the watch holds now: close() lets queued events through, then ends it."""
+    watch.close()
+    return summary(watch)
+
+
+def summary(events: Iterable[WatchEvent]) -> Summary:
+    return [(e.type.value, e.object["metadata"]["name"], e.resource_version) for e in events]
+
+
+def test_a_watch_sees_added_modified_deleted_in_resource_version_order(
+    store: CoreStore,
+) -> None:
+    watch = store.watch(DEPLOYMENTS)
+    created = store.create(deployment())
+    store.update({**created, "spec": {"replicas": 2}})
+    store.delete(DEPLOYMENTS, "web", "default")
+    assert drain(watch) == [("ADDED", "web", 1), ("MODIFIED", "web", 2), ("DELETED", "web", 3)]
+
+
+def test_a_watch_is_filtered_by_kind_and_namespace(store: CoreStore) -> None:
+    by_kind = store.watch(DEPLOYMENTS)
+    by_namespace = store.watch(DEPLOYMENTS, "team")
+    everything = store.watch()
+    store.create(deployment("a"))
+    store.create(deployment("b", "team"))
+    store.create(lease("c", "team"))
+    store.create(namespace("team"))
+    assert drain(by_kind) == [("ADDED", "a", 1), ("ADDED", "b", 2)]
+    assert drain(by_namespace) == [("ADDED", "b", 2)]
+    assert [name for _, name, _ in drain(everything)] == ["a", "b", "c", "team"]
+    event = next(iter(store.watch(LEASES, resource_version="0")))
+    assert event.collection == "coordination.k8s.io/leases"
+
+
+def test_a_watch_without_resource_version_starts_from_now(store: CoreStore) -> None:
+    store.create(deployment("old"))
+    watch = store.watch(DEPLOYMENTS)
+    store.create(deployment("new"))
+    assert drain(watch) == [("ADDED", "new", 2)]
+
+
+def test_resource_version_zero_starts_with_the_current_state(store: CoreStore) -> None:
+    store.create(deployment("b"))
+    store.create(deployment("a"))
+    store.patch(DEPLOYMENTS, "b", "default", {"spec": {"replicas": 3}})
+    store.create(deployment("gone"))
+    store.delete(DEPLOYMENTS, "gone", "default")
+    watch = store.watch(DEPLOYMENTS, resource_version="0")
+    store.create(deployment("c"))
+    # Synthetic ADDED events, in key order, each at the object's own resourceVersion.
+    assert drain(watch) == [("ADDED", "a", 2), ("ADDED", "b", 3), ("ADDED", "c", 6)]
+
+
+def test_a_watch_resumes_from_a_resource_version(store: CoreStore) -> None:
+    for name in "abcd":
+        store.create(deployment(name))
+    watch = store.watch(DEPLOYMENTS, resource_version="2")
+    store.delete(DEPLOYMENTS, "a", "default")
+    assert drain(watch) == [("ADDED", "c", 3), ("ADDED", "d", 4), ("DELETED", "a", 5)]
+    assert drain(store.watch(DEPLOYMENTS, resource_version="5")) == []
+    assert drain(store.watch(DEPLOYMENTS, resource_version="99")) == []
+
+
+def test_a_resource_version_older_than_the_log_is_too_old(make_store: MakeStore) -> None:
+    store = make_store(event_log_size=3)
+    for name in "abcde":
+        store.create(deployment(name))
+    # The log holds 3..5: a watch may resume from 2 on, not from 1.
+    assert [rv for *_, rv in drain(store.watch(resource_version="2"))] == [3, 4, 5]
+    with pytest.raises(Expired) as err:
+        store.watch(DEPLOYMENTS, resource_version="1")
+    assert (err.value.message, err.value.code) == ("too old resource version: 1 (2)", 410)
+    with pytest.raises(BadRequest):
+        store.watch(DEPLOYMENTS, resource_version="latest")
+
+
+def test_a_watch_blocks_until_an_event_from_another_thread(store: CoreStore) -> None:
+    watch = store.watch(DEPLOYMENTS)
+    received: list[WatchEvent] = []
+
+    def consume() -> None:
+        for event in watch:
+            received.append(event)
+            if len(received) == 2:
+                return
+
+    consumer = threading.Thread(target=consume)
+    consumer.start()
+    time.sleep(0.05)
+    assert received == []  # blocked, nothing yet
+    store.create(deployment("a"))
+    store.create(deployment("b"))
+    consumer.join(timeout=5)
+    assert not consumer.is_alive()
+    assert summary(received) == [("ADDED", "a", 1), ("ADDED", "b", 2)]
+
+
+def test_close_from_another_thread_ends_a_blocked_watch(store: CoreStore) -> None:
+    watch = store.watch()
+    consumer = threading.Thread(target=lambda: list(watch))
+    consumer.start()
+    time.sleep(0.05)
+    watch.close()
+    consumer.join(timeout=5)
+    assert not consumer.is_alive()
+    store.create(deployment())  # a closed watch is dropped, the store carries on
+    assert list(watch) == []
+
+
+def test_closing_the_store_ends_its_watches(make_store: MakeStore) -> None:
+    store = make_store()
+    watch = store.watch()
+    store.create(deployment())
+    store.close()
+    assert summary(watch) == [("ADDED", "web", 1)]
+
+
+def test_each_watcher_gets_its_own_copy(store: CoreStore) -> None:
+    first, second = store.watch(), store.watch()
+    store.create(deployment())
+    first.close()
+    second.close()
+    (a,), (b,) = list(first), list(second)
+    a.object["spec"]["replicas"] = 99
+    assert b.object["spec"]["replicas"] == 1
+    assert store.get(DEPLOYMENTS, "web", "default")["spec"]["replicas"] == 1
+
+
+def test_garbage_collection_events_reach_watchers_in_order(store: CoreStore) -> None:
+    owner = store.create(namespace("team"))
+    ref = {"apiVersion": "v1", "kind": "Namespace", "name": "team", "uid": owner["metadata"]["uid"]}
+    store.create(deployment("x", ownerReferences=[ref]))
+    store.create(lease("y"))
+    store.patch(LEASES, "y", "default", {"metadata": {"ownerReferences": [ref]}})
+    watch = store.watch()
+    store.delete(NAMESPACES, "team")
+    assert drain(watch) == [
+        ("DELETED", "team", 5),
+        ("DELETED", "x", 6),
+        ("DELETED", "y", 7),
+    ]
