@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from fleetwarden import __version__
-from fleetwarden.cli import taint, validate
+from fleetwarden.cli import simulate, taint, validate
 
 app = typer.Typer(
     name="fleetwarden",
@@ -16,6 +16,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.command(name="simulate", no_args_is_help=True)(simulate.simulate)
 app.command(name="taint", no_args_is_help=True)(taint.taint)
 app.command(name="validate", no_args_is_help=True)(validate.validate)
 

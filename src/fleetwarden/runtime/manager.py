@@ -183,6 +183,16 @@ class LivelockError(RuntimeError):
 class _Driver(ABC):
     """Starting and stopping, also around a `with` block."""
 
+    _runners: list[_Runner]
+
+    def enqueue(self, controller: str, key: str) -> None:
+        """Queue a key for a controller from outside any watch (a member joining, say)."""
+        for runner in self._runners:
+            if runner.controller.name == controller:
+                runner.queue.add(key)
+                return
+        raise KeyError(f"no controller named {controller!r}")
+
     @abstractmethod
     def start(self) -> None: ...
 

@@ -1,0 +1,1 @@
+"""Karmada's controllers, named and placed as in karmada-controller-manager."""

@@ -1,0 +1,352 @@
+"""Simulated member clusters: what a member and its agent would write to the hub.
+
+A simulated member answers health probes (for Push clusters, probed by the hub's cluster
+status controller), and runs the agent side of each dialect on the same clock as the hub:
+
+- karmada-agent for a Pull Cluster: renews its Lease in `karmada-cluster` every
+  cluster-lease-duration × cluster-lease-renew-interval-fraction, and reports status
+  every cluster-status-update-frequency with the success/failure thresholds;
+- OCM's registration agent for a ManagedCluster: renews `managed-cluster-lease` in the
+  cluster's namespace every leaseDurationSeconds, reports Joined and Available (False
+  only after 20 s of failed health checks, retried every 5 s), allocatable and capacity;
+- for every Work in `karmada-es-<member>`: applies it and reports it Applied, each
+  workload Healthy once `workloadReadyAfter` has passed (Unhealthy before, or always when
+  `workloadsHealthy` is false); a deleted Work is removed and its finalizers released.
+
+A member that is not reachable writes nothing at all and answers no probe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
+from fleetwarden.api.karmada.work import ManifestStatus, Work
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import Condition, Resource
+from fleetwarden.api.ocm.cluster import ManagedCluster, ManagedClusterVersion
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.runtime.manager import Context, Controller, Result, Watches, requeue_after
+from fleetwarden.runtime.status import update_status_if_changed
+from fleetwarden.semantics.cluster_health import (
+    MemberReport,
+    Probe,
+    ThresholdState,
+    collect_cluster_status,
+)
+from fleetwarden.semantics.conditions import set_status_condition
+
+CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
+WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
+LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
+
+KARMADA_LEASE_NAMESPACE = "karmada-cluster"
+EXECUTION_SPACE_PREFIX = "karmada-es-"
+OCM_LEASE_NAME = "managed-cluster-lease"
+OCM_DEFAULT_LEASE_SECONDS = 60
+OCM_HEALTH_CHECK_PERIOD = timedelta(minutes=1)
+OCM_HEALTH_RETRY_INTERVAL = timedelta(seconds=5)
+OCM_FAILURE_THRESHOLD = timedelta(seconds=20)
+KUBERNETES_VERSION = "v1.31.0"
+DEFAULT_ALLOCATABLE = {"cpu": "100", "memory": "400Gi", "pods": "1000"}
+
+
+@dataclass(frozen=True)
+class MemberState:
+    """A member's switches, as a scenario sets them."""
+
+    reachable: bool = True
+    ready: bool = True
+    workloads_healthy: bool = True
+    workload_ready_after: timedelta = timedelta(0)
+    allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
+
+
+@dataclass
+class _Member:
+    """One member and what its agents keep in memory between loops, as upstream's do."""
+
+    name: str
+    state: MemberState
+    threshold: ThresholdState | None = None
+    next_lease: datetime | None = None
+    next_status: datetime | None = None
+    ocm_first_failure: datetime | None = None
+    applied: dict[str, datetime] = field(default_factory=dict)
+
+    def probe(self) -> Probe:
+        return Probe(online=self.state.reachable, healthy=self.state.ready)
+
+    def report(self, api_enablements: list[APIEnablement]) -> MemberReport:
+        return MemberReport(KUBERNETES_VERSION, api_enablements, dict(self.state.allocatable))
+
+
+class SimulatedFleet:
+    """The simulated members, and the controller that runs their agents."""
+
+    def __init__(
+        self, states: Mapping[str, MemberState], enabled_kinds: Iterable[KindInfo]
+    ) -> None:
+        self.members = {name: _Member(name, state) for name, state in states.items()}
+        self.api_enablements = _api_enablements(enabled_kinds)
+
+    def set_state(self, name: str, state: MemberState) -> None:
+        self.members[name].state = state
+
+    def state(self, name: str) -> MemberState:
+        return self.members[name].state
+
+    def probe(self, name: str) -> Probe | None:
+        """A Push cluster's health probe; None for a cluster no simulated member backs."""
+        member = self.members.get(name)
+        return member.probe() if member else None
+
+    def report(self, name: str) -> MemberReport | None:
+        member = self.members.get(name)
+        return member.report(self.api_enablements) if member else None
+
+    def controller(self) -> Controller:
+        return Controller(
+            name="member-agents",
+            watches=[
+                Watches(CLUSTER, self._own_name),
+                Watches(MANAGED_CLUSTER, self._own_name),
+                Watches(WORK, self._execution_space_owner),
+            ],
+            reconcile=self.reconcile,
+        )
+
+    def _own_name(self, obj: Resource) -> list[str]:
+        return [obj.name] if obj.name in self.members else []
+
+    def _execution_space_owner(self, obj: Resource) -> list[str]:
+        name = obj.namespace.removeprefix(EXECUTION_SPACE_PREFIX)
+        return (
+            [name]
+            if obj.namespace.startswith(EXECUTION_SPACE_PREFIX) and name in self.members
+            else []
+        )
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        member = self.members.get(key)
+        if member is None:
+            return Result()
+        now = ctx.clock.now()
+        cluster = ctx.cache.informer(CLUSTER).get(key)
+        managed = ctx.cache.informer(MANAGED_CLUSTER).get(key)
+        if cluster is None and managed is None:
+            ctx.store.create(_pull_cluster(key))
+            return Result()
+        if not member.state.reachable:
+            # Nothing leaves the member; look again at the agent's usual pace.
+            return requeue_after(ctx.settings.cluster_status_update_frequency)
+        wakeups = self._apply_works(member, ctx, now)
+        if isinstance(managed, ManagedCluster):
+            wakeups += self._ocm_agent(member, managed, ctx, now)
+        elif isinstance(cluster, Cluster) and cluster.spec.sync_mode == "Pull":
+            wakeups += self._karmada_agent(member, cluster, ctx, now)
+        else:
+            wakeups.append(now + ctx.settings.cluster_status_update_frequency)
+        return requeue_after(min(wakeups) - now)
+
+    # karmada-agent ----------------------------------------------------------------------
+
+    def _karmada_agent(
+        self, member: _Member, cluster: Cluster, ctx: Context, now: datetime
+    ) -> list[datetime]:
+        s = ctx.settings
+        if member.next_lease is None or now >= member.next_lease:
+            seconds = int(s.cluster_lease_duration.total_seconds())
+            _renew_lease(ctx, KARMADA_LEASE_NAMESPACE, cluster.name, cluster, seconds, now)
+            member.next_lease = (
+                now + s.cluster_lease_duration * s.cluster_lease_renew_interval_fraction
+            )
+        if member.next_status is None or now >= member.next_status:
+            status, member.threshold = collect_cluster_status(
+                cluster.status, member.probe(), member.report(self.api_enablements),
+                member.threshold, now, s.cluster_success_threshold, s.cluster_failure_threshold,
+            )  # fmt: skip
+            update_status_if_changed(ctx.store, cluster, status)
+            member.next_status = now + s.cluster_status_update_frequency
+        return [member.next_lease, member.next_status]
+
+    # OCM registration agent ---------------------------------------------------------------
+
+    def _ocm_agent(
+        self, member: _Member, cluster: ManagedCluster, ctx: Context, now: datetime
+    ) -> list[datetime]:
+        seconds = cluster.spec.lease_duration_seconds or OCM_DEFAULT_LEASE_SECONDS
+        if member.next_lease is None or now >= member.next_lease:
+            _renew_lease(ctx, cluster.name, OCM_LEASE_NAME, cluster, seconds, now)
+            member.next_lease = now + timedelta(seconds=seconds)
+        if member.next_status is None or now >= member.next_status:
+            member.next_status = now + self._ocm_status(member, cluster, ctx, now)
+        return [member.next_lease, member.next_status]
+
+    def _ocm_status(
+        self, member: _Member, cluster: ManagedCluster, ctx: Context, now: datetime
+    ) -> timedelta:
+        """The spoke's status loop; the delay to its next run."""
+        conditions = set_status_condition(cluster.status.conditions, _JOINED, now)
+        next_run = OCM_HEALTH_CHECK_PERIOD
+        if member.state.ready:
+            member.ocm_first_failure = None
+            conditions = set_status_condition(conditions, _AVAILABLE, now)
+        else:
+            member.ocm_first_failure = member.ocm_first_failure or now
+            if now - member.ocm_first_failure >= OCM_FAILURE_THRESHOLD:
+                conditions = set_status_condition(conditions, _KUBE_API_UNAVAILABLE, now)
+            else:
+                next_run = OCM_HEALTH_RETRY_INTERVAL
+        status = cluster.status.model_copy()
+        status.conditions = conditions
+        status.allocatable = dict(member.state.allocatable)
+        status.capacity = dict(member.state.allocatable)
+        status.version = status.version or ManagedClusterVersion(kubernetes=KUBERNETES_VERSION)
+        update_status_if_changed(ctx.store, cluster, status)
+        return next_run
+
+    # Work ---------------------------------------------------------------------------------
+
+    def _apply_works(self, member: _Member, ctx: Context, now: datetime) -> list[datetime]:
+        wakeups: list[datetime] = []
+        seen: set[str] = set()
+        for work in ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + member.name):
+            assert isinstance(work, Work)
+            if work.metadata.deletion_timestamp is not None:
+                _release(ctx, work)
+                continue
+            applied_key = f"{work.metadata.uid}/{work.metadata.generation}"
+            seen.add(applied_key)
+            ready_at = (
+                member.applied.setdefault(applied_key, now) + member.state.workload_ready_after
+            )
+            healthy = member.state.workloads_healthy and now >= ready_at
+            if member.state.workloads_healthy and not healthy:
+                wakeups.append(ready_at)
+            _report_work(ctx, work, healthy, now)
+        member.applied = {k: v for k, v in member.applied.items() if k in seen}
+        return wakeups
+
+
+_JOINED = Condition(
+    type="ManagedClusterJoined", status="True", reason="ManagedClusterJoined",
+    message="Managed cluster joined",
+)  # fmt: skip
+_AVAILABLE = Condition(
+    type="ManagedClusterConditionAvailable", status="True", reason="ManagedClusterAvailable",
+    message="Managed cluster is available",
+)  # fmt: skip
+_KUBE_API_UNAVAILABLE = Condition(
+    type="ManagedClusterConditionAvailable", status="False",
+    reason="ManagedClusterKubeAPIServerUnavailable",
+    message="The kube-apiserver is not ok, status code: 503, ",
+)  # fmt: skip
+_APPLIED = Condition(
+    type="Applied", status="True", reason="AppliedSuccessful",
+    message="Manifest has been successfully applied",
+)  # fmt: skip
+
+
+def _pull_cluster(name: str) -> dict[str, Any]:
+    """The Cluster karmada-agent registers for its member."""
+    return {
+        "apiVersion": CLUSTER.api_version,
+        "kind": CLUSTER.kind,
+        "metadata": {"name": name},
+        "spec": {"syncMode": "Pull"},
+    }
+
+
+def _renew_lease(
+    ctx: Context, namespace: str, name: str, owner: Resource, seconds: int, now: datetime
+) -> None:
+    lease = ctx.cache.informer(LEASE).get(name, namespace)
+    renewed = {
+        "apiVersion": LEASE.api_version,
+        "kind": LEASE.kind,
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "ownerReferences": [_owner_reference(owner)],
+        },
+        "spec": {
+            "holderIdentity": owner.name,
+            "leaseDurationSeconds": seconds,
+            "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        },
+    }
+    if lease is None:
+        ctx.store.create(renewed)
+    else:
+        ctx.store.patch(LEASE, name, namespace, {"spec": renewed["spec"]})
+
+
+def _owner_reference(owner: Resource) -> dict[str, Any]:
+    return {
+        "apiVersion": owner.api_version,
+        "kind": owner.kind,
+        "name": owner.name,
+        "uid": owner.metadata.uid or "",
+    }
+
+
+def _report_work(ctx: Context, work: Work, healthy: bool, now: datetime) -> None:
+    status = work.status.model_copy()
+    status.conditions = set_status_condition(work.status.conditions, _APPLIED, now)
+    status.manifest_statuses = [
+        _manifest_status(i, manifest, healthy)
+        for i, manifest in enumerate(work.spec.workload.manifests or [])
+    ]
+    update_status_if_changed(ctx.store, work, status)
+
+
+def _manifest_status(ordinal: int, manifest: Mapping[str, Any], healthy: bool) -> ManifestStatus:
+    info = REGISTRY.info(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
+    metadata = manifest.get("metadata") or {}
+    identifier = {
+        "ordinal": ordinal,
+        "group": info.group,
+        "version": info.version,
+        "kind": info.kind,
+        "resource": info.plural,
+        "namespace": metadata.get("namespace", ""),
+        "name": metadata.get("name", ""),
+    }
+    result: dict[str, Any] = {
+        "identifier": identifier,
+        "health": "Healthy" if healthy else "Unhealthy",
+    }
+    replicas = (manifest.get("spec") or {}).get("replicas")
+    if isinstance(replicas, int):
+        ready = replicas if healthy else 0
+        result["status"] = {
+            "replicas": replicas, "readyReplicas": ready, "availableReplicas": ready,
+            "updatedReplicas": replicas,
+        }  # fmt: skip
+    return ManifestStatus.model_validate(result)
+
+
+def _release(ctx: Context, work: Work) -> None:
+    """The workload is gone from the member: let the Work's deletion finish."""
+    if work.metadata.finalizers:
+        ctx.store.patch(WORK, work.name, work.namespace, {"metadata": {"finalizers": None}})
+
+
+def _api_enablements(kinds: Iterable[KindInfo]) -> list[APIEnablement]:
+    by_group_version: dict[str, dict[str, str]] = {}
+    for info in kinds:
+        by_group_version.setdefault(info.api_version, {})[info.plural] = info.kind
+    return [
+        APIEnablement.model_validate(
+            {
+                "groupVersion": gv,
+                "resources": [{"name": p, "kind": k} for p, k in sorted(resources.items())],
+            }
+        )
+        for gv, resources in sorted(by_group_version.items())
+    ]

@@ -1,0 +1,21 @@
+"""Writing a status the way upstream controllers do: only when it changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fleetwarden.store.interface import Store
+
+
+def update_status_if_changed(store: Store, obj: Any, status: Any) -> bool:
+    """Write `status` for the cached `obj` through the status subresource, if it differs.
+
+    The write carries the resourceVersion read, so a stale cache fails with a conflict
+    and the reconcile is retried on fresh data.
+    """
+    if status.to_dict() == obj.status.to_dict():
+        return False
+    updated = obj.model_copy()
+    updated.status = status
+    store.update(updated.to_dict(), subresource="status")
+    return True

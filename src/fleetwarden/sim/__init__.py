@@ -1,0 +1,1 @@
+"""Layer 6: `fleetwarden simulate`, scenarios run on a virtual clock."""

@@ -1,0 +1,243 @@
+"""Running a scenario: the hub's real admission, controllers and members on a virtual clock.
+
+At t=0 the objects are applied; at each step's instant its actions run (apply, delete,
+members, reject), every controller runs until nothing more is due at that instant, and
+its expectations are checked; timers fire at their exact virtual instants in between.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fleetwarden.admission import default_chain
+from fleetwarden.api.errors import Invalid, NotFound, StatusError
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers import hub_controllers
+from fleetwarden.members.simulated import SimulatedFleet
+from fleetwarden.runtime.clock import VirtualClock
+from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
+from fleetwarden.sim.expect import Outcome, check
+from fleetwarden.sim.scenario import (
+    Expectation,
+    ObjectRef,
+    Reject,
+    Scenario,
+    ScenarioError,
+    Step,
+    apply_member_changes,
+)
+from fleetwarden.sim.timeline import Timeline, offset
+from fleetwarden.store import MemoryStore
+
+EVENT = REGISTRY.info("v1", "Event")
+MEMBER_AGENTS = "member-agents"
+
+
+@dataclass(frozen=True)
+class Report:
+    scenario: str
+    outcomes: list[Outcome]
+    timeline: list[dict[str, str]]
+    objects: list[dict[str, Any]]
+
+    @property
+    def passed(self) -> int:
+        return sum(o.passed for o in self.outcomes)
+
+    @property
+    def failed(self) -> int:
+        return len(self.outcomes) - self.passed
+
+
+class _Uids:
+    """Deterministic uids: the same scenario names the same objects the same way."""
+
+    def __init__(self, seed: str) -> None:
+        self.seed, self.count = seed, 0
+
+    def __call__(self) -> str:
+        self.count += 1
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"fleetwarden.io/{self.seed}/{self.count}"))
+
+
+class Simulation:
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.clock = VirtualClock(scenario.start_time)
+        self.store = MemoryStore(
+            now=self.clock.now, new_uid=_Uids(scenario.name), rng=random.Random(scenario.name)
+        )
+        self.chain = default_chain()
+        self.admission = scenario.settings.admission_config()
+        self.fleet = SimulatedFleet(scenario.members, _enabled_kinds(scenario))
+        manager = ControllerManager(self.store, self.clock, scenario.settings)
+        for controller in hub_controllers(self.fleet):
+            manager.add(controller)
+        manager.add(self.fleet.controller())
+        self.driver = VirtualDriver(manager)
+        self.timeline = Timeline(scenario.start_time, self.clock.now)
+        self.outcomes: list[Outcome] = []
+
+    def run(self) -> Report:
+        self.store.subscribe(self.timeline.observe)
+        for where, doc in self.scenario.objects:
+            self._apply(where, doc)
+        self.driver.start()
+        for name in self.scenario.members:
+            self.driver.enqueue(MEMBER_AGENTS, name)
+        try:
+            for step in self.scenario.steps:
+                self.driver.run_until(self.scenario.start_time + step.at)
+                self._step(step)
+            self.driver.run_until(self.scenario.start_time + self.scenario.until)
+            self._check(self.scenario.expect)
+        finally:
+            self.driver.stop()
+        return Report(
+            self.scenario.name,
+            self.outcomes,
+            [e.to_dict() for e in self.timeline.entries],
+            self._dump(),
+        )
+
+    def _step(self, step: Step) -> None:
+        for where, doc in step.apply:
+            self._apply(where, doc)
+        for where, ref in step.delete:
+            self._delete(where, ref)
+        for name, changes in step.members.items():
+            path = f"{step.path}.members.{name}"
+            state = apply_member_changes(self.fleet.state(name), changes, self.scenario.file, path)
+            self.fleet.set_state(name, state)
+        for reject in step.reject:
+            self.outcomes.append(self._reject(reject))
+        self.driver.settle()
+        self._check(step.expect)
+
+    def _check(self, expectations: Iterable[Expectation]) -> None:
+        at = offset(self.scenario.start_time, self.clock.now())
+        reader = _Reader(self.store)
+        self.outcomes.extend(check(e, reader, at) for e in expectations)
+
+    # writes ------------------------------------------------------------------------------
+
+    def _admit(self, doc: Mapping[str, Any]) -> tuple[KindInfo, Any, dict[str, Any] | None]:
+        """The admitted object, and the stored one it updates (None for a create)."""
+        info = REGISTRY.info(str(doc["apiVersion"]), str(doc["kind"]))
+        current = _get(self.store, info, doc)
+        old = REGISTRY.decode(current) if current else None
+        merged = merge_apply(current, doc) if current else dict(doc)
+        admitted = self.chain.admit(merged, old, now=self.clock.now(), config=self.admission)
+        return info, admitted, current
+
+    def _apply(self, where: str, doc: Mapping[str, Any]) -> None:
+        try:
+            info, admitted, current = self._admit(doc)
+            wire = admitted.to_dict()
+            stored = self.store.update(wire) if current else self.store.create(wire)
+            if info.has_status and "status" in doc:
+                wire["metadata"]["resourceVersion"] = stored["metadata"]["resourceVersion"]
+                self.store.update(wire, subresource="status")
+        except StatusError as exc:
+            raise ScenarioError(self.scenario.file, where, exc.message) from None
+
+    def _delete(self, where: str, ref: ObjectRef) -> None:
+        info = REGISTRY.info(ref.api_version, ref.kind)
+        namespace = ref.namespace or ("default" if info.namespaced else "")
+        try:
+            self.store.delete(info, ref.name, namespace)
+        except StatusError as exc:
+            raise ScenarioError(self.scenario.file, where, exc.message) from None
+
+    def _reject(self, reject: Reject) -> Outcome:
+        at = offset(self.scenario.start_time, self.clock.now())
+        try:
+            self._admit(reject.object)
+        except Invalid as exc:
+            passed = reject.reason in exc.message
+            return Outcome(reject.path, at, passed, "reject", reject.reason, exc.message, None)
+        return Outcome(reject.path, at, False, "reject", reject.reason, "admitted", None)
+
+    def _dump(self) -> list[dict[str, Any]]:
+        objects: list[dict[str, Any]] = []
+        kinds = {
+            (i.group, i.plural): i for i in [*REGISTRY.kinds(), *_enabled_kinds(self.scenario)]
+        }
+        for _, info in sorted(kinds.items()):
+            objects.extend(self.store.list(info).items)
+        return objects
+
+
+def merge_apply(current: Mapping[str, Any], doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario's `apply` on an existing object (scenario.md): labels and annotations
+    merged key by key (null removes), spec replaced whole, status replaced where given,
+    every other top-level field replaced where given."""
+    merged = {k: v for k, v in current.items()}
+    for key, value in doc.items():
+        if key != "metadata":
+            merged[key] = value
+    meta = dict(current.get("metadata") or {})
+    given = doc.get("metadata") or {}
+    for field in ("labels", "annotations"):
+        if field in given:
+            values = {**(meta.get(field) or {}), **(given[field] or {})}
+            meta[field] = {k: v for k, v in values.items() if v is not None} or None
+            if meta[field] is None:
+                del meta[field]
+    merged["metadata"] = meta
+    return merged
+
+
+def _get(store: MemoryStore, info: KindInfo, doc: Mapping[str, Any]) -> dict[str, Any] | None:
+    meta = doc.get("metadata") or {}
+    if not meta.get("name"):
+        return None
+    namespace = meta.get("namespace") or ("default" if info.namespaced else "")
+    try:
+        return store.get(info, str(meta["name"]), str(namespace))
+    except NotFound:
+        return None
+
+
+class _Reader:
+    """What expectations read: the store, at the instant they are checked."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+        info = REGISTRY.info(api_version, kind)
+        namespace = namespace or ("default" if info.namespaced else "")
+        try:
+            return self.store.get(info, name, namespace)
+        except NotFound:
+            return None
+
+    def list_objects(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None,
+        label_selector: str | None,
+        field_selector: str | None,
+    ) -> list[dict[str, Any]]:
+        info = REGISTRY.info(api_version, kind)
+        return self.store.list(
+            info, namespace, label_selector=label_selector, field_selector=field_selector
+        ).items
+
+    def events(self) -> list[dict[str, Any]]:
+        return self.store.list(EVENT).items
+
+
+def _enabled_kinds(scenario: Scenario) -> list[KindInfo]:
+    """Every apiVersion/kind the scenario mentions: the APIs its members report enabled."""
+    docs = [doc for _, doc in scenario.objects]
+    docs += [doc for step in scenario.steps for _, doc in step.apply]
+    unique = {(str(d["apiVersion"]), str(d["kind"])) for d in docs}
+    return [REGISTRY.info(api_version, kind) for api_version, kind in sorted(unique)]
