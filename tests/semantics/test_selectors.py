@@ -245,7 +245,7 @@ REQUIREMENT_ERRORS = [
         "x16",
         "=",
         ["a" * 64],
-        f'values[0][x16]: Invalid value: "{"a" * 64}": must be no more than 63 characters',
+        f'values[0][x16]: Invalid value: "{"a" * 64}": must be no more than 63 bytes',
     ),
 ]
 

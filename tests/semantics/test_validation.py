@@ -60,7 +60,7 @@ def test_qualified_name_messages() -> None:
     assert is_qualified_name("/simple") == [
         "prefix part must be non-empty",
     ]
-    assert is_qualified_name("a" * 64) == ["name part must be no more than 63 characters"]
+    assert is_qualified_name("a" * 64) == ["name part must be no more than 63 bytes"]
     assert is_qualified_name("bad!") == [
         "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
         "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', "

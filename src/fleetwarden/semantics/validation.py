@@ -40,8 +40,10 @@ DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
 
-def max_len_error(length: int) -> str:
-    return f"must be no more than {length} characters"
+def max_len_error(length: int, unit: str = "characters") -> str:
+    """util/validation says characters; the newer content package (label keys and
+    values, and their DNS prefixes) says bytes, and counts bytes."""
+    return f"must be no more than {length} {unit}"
 
 
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
@@ -55,15 +57,19 @@ def inclusive_range_error(lo: int, hi: int) -> str:
     return f"must be between {lo} and {hi}, inclusive"
 
 
+def _length(value: str, unit: str) -> int:
+    return len(value.encode()) if unit == "bytes" else len(value)
+
+
 def _regex_ok(pattern: re.Pattern[str], value: str) -> bool:
     # Go's `$` does not match before a trailing newline; Python's does.
     return pattern.fullmatch(value) is not None
 
 
-def is_dns1123_subdomain(value: str) -> list[str]:
+def is_dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
     errs = []
-    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
-        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if _length(value, unit) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH, unit))
     if not _regex_ok(_DNS1123_SUBDOMAIN_RE, value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
@@ -92,7 +98,7 @@ def is_qualified_name(value: str) -> list[str]:
         if not prefix:
             errs.append("prefix part must be non-empty")
         else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix, "bytes"))
     else:
         return [
             "a valid label key "
@@ -101,8 +107,8 @@ def is_qualified_name(value: str) -> list[str]:
         ]
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + max_len_error(63))
+    elif _length(name, "bytes") > 63:
+        errs.append("name part " + max_len_error(63, "bytes"))
     if not _regex_ok(_LABEL_KEY_RE, name):
         errs.append(
             "name part "
@@ -113,8 +119,8 @@ def is_qualified_name(value: str) -> list[str]:
 
 def is_label_value(value: str) -> list[str]:
     errs = []
-    if len(value) > LABEL_VALUE_MAX_LENGTH:
-        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if _length(value, "bytes") > LABEL_VALUE_MAX_LENGTH:
+        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH, "bytes"))
     if not _regex_ok(_LABEL_VALUE_RE, value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
