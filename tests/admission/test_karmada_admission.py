@@ -1195,6 +1195,15 @@ def test_binding_schema_on_update():
                 "'^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"
             ],
         ),
+        pytest.param(
+            {"fromCluster": "member1", "reason": "TaintUntolerated\n", "producer": "TaintManager"},
+            [
+                'spec.gracefulEvictionTasks[0].reason: Invalid value: "TaintUntolerated\\n": '
+                "spec.gracefulEvictionTasks[0].reason in body should match "
+                "'^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$'"
+            ],
+            id="Go's $ does not match before a final newline",
+        ),
         (
             {
                 "fromCluster": "member1",

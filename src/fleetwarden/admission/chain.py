@@ -2,8 +2,10 @@
 
 A plugin belongs to one kind and has a mutating half (upstream's defaulting and mutating
 webhooks) and a validating half (the CRD schema's enums, patterns and ranges, and
-upstream's validating webhooks). The chain never changes what it was given: it works on
-a copy, and a refused object leaves nothing behind.
+upstream's validating webhooks). Every refusal is a 422 Invalid naming the fields at fault:
+validation returns field errors; a mutating webhook that denies raises the request's
+Invalid, ending admission there as upstream's denial does. The chain never changes what it
+was given: it works on a copy, and a refused object leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from fleetwarden.api.errors import ErrorList, Invalid
 from fleetwarden.api.kinds import KindInfo
@@ -21,6 +23,8 @@ from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.semantics.validation import NameRule, validate_object_meta
 
 DEFAULT_NAMESPACE = "default"
+
+_M = TypeVar("_M", bound=Resource)
 
 
 @dataclass(frozen=True)
@@ -54,10 +58,18 @@ class Request:
     def operation(self) -> Operation:
         return Operation.CREATE if self.old is None else Operation.UPDATE
 
+    def of(self, model: type[_M]) -> _M:
+        """The object, typed as the model its plugin was registered for."""
+        assert isinstance(self.obj, model)
+        return self.obj
+
+    def invalid(self, errors: ErrorList) -> Invalid:
+        """The 422 naming this object; a mutating webhook raises it to deny the request."""
+        return Invalid(self.info.kind, self.info.group, self.obj.metadata.name, errors)
+
 
 Mutate = Callable[[Request], None]
 Validate = Callable[[Request], ErrorList]
-Webhook = Callable[[Request], None]
 
 
 @dataclass(frozen=True)
@@ -66,9 +78,6 @@ class Plugin:
     kind: str
     mutate: Mutate | None = None
     validate: Validate | None = None
-    # An upstream validating webhook that denies with its own status error (400, 403...) rather
-    # than field errors; as in the API server, it runs only once the object passed validation.
-    webhook: Webhook | None = None
     # The kind's own metadata.name rule (its REST strategy's nameFn), if not a DNS subdomain.
     name_rule: NameRule | None = None
 
@@ -108,8 +117,5 @@ class AdmissionChain:
             if plugin.validate:
                 errors += plugin.validate(request)
         if errors:
-            raise Invalid(info.kind, info.group, typed.metadata.name, errors)
-        for plugin in plugins:
-            if plugin.webhook:
-                plugin.webhook(request)
+            raise request.invalid(errors)
         return typed

@@ -1,0 +1,9 @@
+"""Admission for the OCM kinds: their CRD schemas (open-cluster-management-io/api
+cluster/*/0000_*.crd.yaml) and the hub's registration webhooks (ocm pkg/registration/webhook),
+one module per kind as upstream arranges them.
+"""
+
+from fleetwarden.admission.chain import Plugin
+from fleetwarden.admission.ocm import cluster_set, managed_cluster, placement
+
+PLUGINS: list[Plugin] = [*managed_cluster.PLUGINS, *cluster_set.PLUGINS, *placement.PLUGINS]
