@@ -9,9 +9,15 @@ status controller), and runs the agent side of each dialect on the same clock as
 - OCM's registration agent for a ManagedCluster: renews `managed-cluster-lease` in the
   cluster's namespace every leaseDurationSeconds, reports Joined and Available (False
   only after 20 s of failed health checks, retried every 5 s), allocatable and capacity;
-- for every Work in `karmada-es-<member>`: applies it and reports it Applied, each
-  workload Healthy once `workloadReadyAfter` has passed (Unhealthy before, or always when
-  `workloadsHealthy` is false); a deleted Work is removed and its finalizers released.
+- for every Work in `karmada-es-<member>`, while the member's Cluster is Ready and the Work
+  is neither suspended nor being deleted (the execution controller's rule, on the hub for
+  Push and in karmada-agent for Pull): applies it and reports it Applied, with each
+  manifest's status and health as the default resource interpreter reads them from the
+  member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
+  Work last changed (never while `workloadsHealthy` is false). The workload of a deleted
+  Work goes when the hub's execution controller asks (`delete_workload`), which it does
+  only for a Ready cluster and which fails while the member is unreachable; the
+  finalizer is the execution controller's to release.
 
 A member that is not reachable writes nothing at all and answers no probe.
 """
@@ -26,18 +32,20 @@ from typing import Any
 from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
 from fleetwarden.api.karmada.work import ManifestStatus, Work
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import Condition, Resource
+from fleetwarden.api.meta import Condition, Resource, find_condition
 from fleetwarden.api.ocm.cluster import ManagedCluster, ManagedClusterVersion
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.manager import Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.cluster_health import (
+    READY,
     MemberReport,
     Probe,
     ThresholdState,
     collect_cluster_status,
 )
 from fleetwarden.semantics.conditions import set_status_condition
+from fleetwarden.semantics.resource_interpreter import interpret_health, reflect_status
 
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
@@ -66,6 +74,16 @@ class MemberState:
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
 
 
+@dataclass(frozen=True)
+class _Applied:
+    """A Work as the member applied it: the Work's generation, the generation of the
+    member's objects (bumped by each new revision), and since when that revision runs."""
+
+    work_generation: int
+    generation: int
+    since: datetime
+
+
 @dataclass
 class _Member:
     """One member and what its agents keep in memory between loops, as upstream's do."""
@@ -76,7 +94,7 @@ class _Member:
     next_lease: datetime | None = None
     next_status: datetime | None = None
     ocm_first_failure: datetime | None = None
-    applied: dict[str, datetime] = field(default_factory=dict)
+    applied: dict[str, _Applied] = field(default_factory=dict)  # by Work uid
 
     def probe(self) -> Probe:
         return Probe(online=self.state.reachable, healthy=self.state.ready)
@@ -109,6 +127,18 @@ class SimulatedFleet:
         member = self.members.get(name)
         return member.report(self.api_enablements) if member else None
 
+    def delete_workload(self, name: str, work: Work) -> bool:
+        """The execution controller deleting a Work's workload from a member: True once it
+        is gone (a cluster no simulated member backs has nothing to delete), False when the
+        member cannot be reached."""
+        member = self.members.get(name)
+        if member is None:
+            return True
+        if not member.state.reachable:
+            return False
+        member.applied.pop(work.metadata.uid or "", None)
+        return True
+
     def controller(self) -> Controller:
         return Controller(
             name="member-agents",
@@ -139,12 +169,12 @@ class SimulatedFleet:
         cluster = ctx.cache.informer(CLUSTER).get(key)
         managed = ctx.cache.informer(MANAGED_CLUSTER).get(key)
         if cluster is None and managed is None:
-            ctx.store.create(_pull_cluster(key))
-            return Result()
+            # karmada-agent registers, then its status loop reports straight away.
+            cluster = REGISTRY.decode(ctx.store.create(_pull_cluster(key)))
         if not member.state.reachable:
             # Nothing leaves the member; look again at the agent's usual pace.
             return requeue_after(ctx.settings.cluster_status_update_frequency)
-        wakeups = self._apply_works(member, ctx, now)
+        wakeups = self._apply_works(member, cluster, ctx, now)
         if isinstance(managed, ManagedCluster):
             wakeups += self._ocm_agent(member, managed, ctx, now)
         elif isinstance(cluster, Cluster) and cluster.spec.sync_mode == "Pull":
@@ -212,25 +242,42 @@ class SimulatedFleet:
 
     # Work ---------------------------------------------------------------------------------
 
-    def _apply_works(self, member: _Member, ctx: Context, now: datetime) -> list[datetime]:
+    def _apply_works(
+        self, member: _Member, cluster: Resource | None, ctx: Context, now: datetime
+    ) -> list[datetime]:
+        works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + member.name)
+        present = {work.metadata.uid for work in works}
+        # A Work gone without the execution controller (its finalizer removed by hand).
+        member.applied = {uid: a for uid, a in member.applied.items() if uid in present}
+        if not (isinstance(cluster, Cluster) and _ready(cluster)):
+            return []
         wakeups: list[datetime] = []
-        seen: set[str] = set()
-        for work in ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + member.name):
+        for work in works:
             assert isinstance(work, Work)
-            if work.metadata.deletion_timestamp is not None:
-                _release(ctx, work)
+            if work.metadata.deletion_timestamp is not None or work.spec.suspend_dispatching:
                 continue
-            applied_key = f"{work.metadata.uid}/{work.metadata.generation}"
-            seen.add(applied_key)
-            ready_at = (
-                member.applied.setdefault(applied_key, now) + member.state.workload_ready_after
-            )
+            applied = _apply(member, work, now)
+            ready_at = applied.since + member.state.workload_ready_after
             healthy = member.state.workloads_healthy and now >= ready_at
             if member.state.workloads_healthy and not healthy:
                 wakeups.append(ready_at)
-            _report_work(ctx, work, healthy, now)
-        member.applied = {k: v for k, v in member.applied.items() if k in seen}
+            _report_work(ctx, work, applied.generation, healthy, now)
         return wakeups
+
+
+def _ready(cluster: Cluster) -> bool:
+    ready = find_condition(cluster.status.conditions, READY)
+    return ready is not None and ready.status == "True"
+
+
+def _apply(member: _Member, work: Work, now: datetime) -> _Applied:
+    """Apply a Work not applied yet, or changed since: a new revision of its objects."""
+    uid, generation = work.metadata.uid or "", work.metadata.generation or 0
+    applied = member.applied.get(uid)
+    if applied is None or applied.work_generation != generation:
+        revision = applied.generation + 1 if applied else 1
+        applied = member.applied[uid] = _Applied(generation, revision, now)
+    return applied
 
 
 _JOINED = Condition(
@@ -295,19 +342,36 @@ def _owner_reference(owner: Resource) -> dict[str, Any]:
     }
 
 
-def _report_work(ctx: Context, work: Work, healthy: bool, now: datetime) -> None:
+def _report_work(ctx: Context, work: Work, generation: int, healthy: bool, now: datetime) -> None:
     status = work.status.model_copy()
     status.conditions = set_status_condition(work.status.conditions, _APPLIED, now)
     status.manifest_statuses = [
-        _manifest_status(i, manifest, healthy)
+        _manifest_status(i, _member_object(manifest, generation, healthy))
         for i, manifest in enumerate(work.spec.workload.manifests or [])
     ]
     update_status_if_changed(ctx.store, work, status)
 
 
-def _manifest_status(ordinal: int, manifest: Mapping[str, Any], healthy: bool) -> ManifestStatus:
-    info = REGISTRY.info(str(manifest.get("apiVersion", "")), str(manifest.get("kind", "")))
-    metadata = manifest.get("metadata") or {}
+def _member_object(manifest: Mapping[str, Any], generation: int, healthy: bool) -> dict[str, Any]:
+    """The manifest as it runs on the member; a workload with replicas gets the status its
+    controller would write: every replica updated, and ready and available when healthy."""
+    obj = {**manifest, "metadata": {**(manifest.get("metadata") or {}), "generation": generation}}
+    replicas = (manifest.get("spec") or {}).get("replicas")
+    if isinstance(replicas, int):
+        ready = replicas if healthy else 0
+        obj["status"] = {
+            "observedGeneration": generation, "replicas": replicas, "updatedReplicas": replicas,
+            "readyReplicas": ready, "availableReplicas": ready,
+            "unavailableReplicas": replicas - ready,
+        }  # fmt: skip
+    return obj
+
+
+def _manifest_status(ordinal: int, obj: Mapping[str, Any]) -> ManifestStatus:
+    """What the work status controller reports: the object's identity, reflected status
+    and interpreted health."""
+    info = REGISTRY.info(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+    metadata = obj.get("metadata") or {}
     identifier = {
         "ordinal": ordinal,
         "group": info.group,
@@ -317,24 +381,11 @@ def _manifest_status(ordinal: int, manifest: Mapping[str, Any], healthy: bool) -
         "namespace": metadata.get("namespace", ""),
         "name": metadata.get("name", ""),
     }
-    result: dict[str, Any] = {
-        "identifier": identifier,
-        "health": "Healthy" if healthy else "Unhealthy",
-    }
-    replicas = (manifest.get("spec") or {}).get("replicas")
-    if isinstance(replicas, int):
-        ready = replicas if healthy else 0
-        result["status"] = {
-            "replicas": replicas, "readyReplicas": ready, "availableReplicas": ready,
-            "updatedReplicas": replicas,
-        }  # fmt: skip
+    result: dict[str, Any] = {"identifier": identifier, "health": interpret_health(obj)}
+    status = reflect_status(obj)
+    if status is not None:
+        result["status"] = status
     return ManifestStatus.model_validate(result)
-
-
-def _release(ctx: Context, work: Work) -> None:
-    """The workload is gone from the member: let the Work's deletion finish."""
-    if work.metadata.finalizers:
-        ctx.store.patch(WORK, work.name, work.namespace, {"metadata": {"finalizers": None}})
 
 
 def _api_enablements(kinds: Iterable[KindInfo]) -> list[APIEnablement]:

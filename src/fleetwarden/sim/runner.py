@@ -17,7 +17,7 @@ from fleetwarden.admission import default_chain
 from fleetwarden.api.errors import Invalid, NotFound, StatusError
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers import hub_controllers
+from fleetwarden.hub import hub_controllers
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.clock import VirtualClock
 from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
@@ -76,9 +76,10 @@ class Simulation:
         self.admission = scenario.settings.admission_config()
         self.fleet = SimulatedFleet(scenario.members, _enabled_kinds(scenario))
         manager = ControllerManager(self.store, self.clock, scenario.settings)
-        for controller in hub_controllers(self.fleet):
-            manager.add(controller)
+        # Members first: at t=0 the fleet registers before the hub acts on the objects.
         manager.add(self.fleet.controller())
+        for controller in hub_controllers(self.fleet, _enabled_kinds(scenario)):
+            manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.timeline = Timeline(scenario.start_time, self.clock.now)
         self.outcomes: list[Outcome] = []

@@ -1,0 +1,176 @@
+"""The binding controllers: a (Cluster)ResourceBinding's scheduling result made into one Work
+per target cluster (pkg/controllers/binding).
+
+Each reconcile, as upstream's syncBinding:
+1. Works of clusters that left the result are deleted, unless the cluster is still being
+   evicted gracefully (spec.gracefulEvictionTasks; a task that purges Directly keeps none);
+2. while Works of Directly purged clusters remain, nothing else happens (again in 5 s);
+3. from the resource template, each target cluster's Work in `karmada-es-<cluster>` is
+   created or updated, its manifest revised to the cluster's replicas; SyncWorkSucceed on
+   the binding and the template, or SyncWorkFailed with every cluster's error.
+
+A deleted binding has its Works deleted and its finalizer released. Like upstream (whose
+event filter is GenerationChangedPredicate), a binding is synced once per generation: the
+scheduler's result and the detector's template revision both change the spec. There is no
+scheduled check either, as upstream dropped it: a binding without clusters has no Work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from fleetwarden.api.errors import NotFound, aggregate
+from fleetwarden.api.karmada.work import TargetCluster, Work
+from fleetwarden.api.meta import Resource
+from fleetwarden.controllers.karmada.names import generate_execution_space_name
+from fleetwarden.controllers.karmada.work import (
+    CLUSTER,
+    CLUSTER_RESOURCE_BINDING,
+    RESOURCE_BINDING,
+    WORK,
+    Binding,
+    BindingScope,
+    WorkTemplate,
+    cluster_of,
+    directly_purged_clusters,
+    existing_clusters,
+    label_manifests,
+    merge_into_existing,
+    remove_finalizer,
+    resource_template,
+    target_clusters,
+    works_in,
+)
+from fleetwarden.runtime.events import NORMAL, WARNING
+from fleetwarden.runtime.informer import split_key
+from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
+from fleetwarden.runtime.manager import requeue_after as after
+
+BINDING_CONTROLLER = "binding-controller"
+CLUSTER_RESOURCE_BINDING_CONTROLLER = "cluster-resource-binding-controller"
+# requeueIntervalForDirectlyPurge.
+DIRECTLY_PURGE_REQUEUE = timedelta(seconds=5)
+
+SYNC_WORK_SUCCEED = "SyncWorkSucceed"
+SYNC_WORK_FAILED = "SyncWorkFailed"
+
+
+class _WorkError(Exception):
+    """One cluster's Work could not be written; the message is upstream's."""
+
+
+@dataclass
+class BindingController:
+    name: str
+    scope: BindingScope
+    # GenerationChangedPredicate's memory: the (uid, generation) each binding last synced.
+    synced: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def controller(self) -> Controller:
+        return Controller(
+            name=self.name,
+            watches=[Watches(self.scope.info)],
+            reconcile=self.reconcile,
+            indexers={WORK: {self.scope.work_index: self.scope.index_func}},
+        )
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        namespace, name = split_key(key)
+        binding = ctx.cache.informer(self.scope.info).get(name, namespace)
+        if binding is None:
+            self.synced.pop(key, None)
+            return DONE
+        assert isinstance(binding, Binding)
+        if binding.metadata.deletion_timestamp is not None:
+            self._delete_works(binding, ctx)
+            remove_finalizer(ctx.store, binding, self.scope.finalizer)
+            return DONE
+        revision = (binding.metadata.uid or "", binding.metadata.generation or 0)
+        if self.synced.get(key) == revision:
+            return DONE
+        result = self._sync(binding, ctx)
+        if result == DONE:
+            self.synced[key] = revision
+        return result
+
+    def _works(self, binding: Binding, ctx: Context) -> list[Resource]:
+        """GetWorksByBindingID."""
+        binding_id = self.scope.binding_id(binding)
+        return ctx.cache.informer(WORK).by_index(self.scope.work_index, binding_id)
+
+    def _delete_works(self, binding: Binding, ctx: Context) -> None:
+        """DeleteWorks."""
+        for work in self._works(binding, ctx):
+            _delete(ctx, work)
+
+    def _sync(self, binding: Binding, ctx: Context) -> Result:
+        works = self._works(binding, ctx)
+        wanted = existing_clusters(binding.spec)
+        for work in works:
+            if cluster_of(work) not in wanted and work.metadata.deletion_timestamp is None:
+                _delete(ctx, work)  # removeOrphanWorks
+        if works_in(works, directly_purged_clusters(binding.spec)):
+            return after(DIRECTLY_PURGE_REQUEUE)
+        template = resource_template(binding, ctx.cache)
+        if template is None:
+            # Deleted: the garbage collector removes the binding next. No retry, as upstream.
+            return DONE
+        errors = self._ensure_works(binding, template, ctx)
+        if errors:
+            message = aggregate(errors)
+            ctx.recorder.event(binding, WARNING, SYNC_WORK_FAILED, message)
+            ctx.recorder.event(template, WARNING, SYNC_WORK_FAILED, message)
+            return REQUEUE
+        message = f"Sync work of {self.scope.describe(binding)} successful."
+        ctx.recorder.event(binding, NORMAL, SYNC_WORK_SUCCEED, message)
+        ctx.recorder.event(template, NORMAL, SYNC_WORK_SUCCEED, message)
+        return DONE
+
+    def _ensure_works(self, binding: Binding, template: Resource, ctx: Context) -> list[str]:
+        """ensureWork: every target cluster's Work; the errors of those that failed."""
+        base = WorkTemplate.of(self.scope, binding, template)
+        errors: list[str] = []
+        for target in target_clusters(binding.spec):
+            try:
+                _ensure_work(base, target, ctx)
+            except (_WorkError, ValueError) as exc:
+                errors.append(str(exc))
+        return errors
+
+
+def _ensure_work(base: WorkTemplate, target: TargetCluster, ctx: Context) -> None:
+    """The override step reads the Cluster first, then CreateOrUpdateWork."""
+    if ctx.cache.informer(CLUSTER).get(target.name) is None:
+        raise _WorkError(str(NotFound(CLUSTER.plural, CLUSTER.group, target.name)))
+    namespace = generate_execution_space_name(target.name)
+    desired = base.for_cluster(target)
+    existing = ctx.cache.informer(WORK).get(base.name, namespace)
+    if existing is None:
+        ctx.store.create(label_manifests(desired))
+        return
+    assert isinstance(existing, Work)
+    if existing.metadata.deletion_timestamp is not None:
+        raise _WorkError(f"work {namespace}/{base.name} is being deleted")
+    merged = label_manifests(merge_into_existing(desired, existing))
+    stored = existing.to_dict()
+    if any(merged.get(key) != stored.get(key) for key in ("metadata", "spec")):
+        ctx.store.update(merged)
+
+
+def _delete(ctx: Context, work: Resource) -> None:
+    with contextlib.suppress(NotFound):  # already gone
+        ctx.store.delete(WORK, work.name, work.namespace)
+
+
+def resource_binding_controller() -> Controller:
+    """The binding controller (karmada-controller-manager's `binding`)."""
+    return BindingController(BINDING_CONTROLLER, RESOURCE_BINDING).controller()
+
+
+def cluster_resource_binding_controller() -> Controller:
+    """The cluster resource binding controller (also under `binding`)."""
+    return BindingController(
+        CLUSTER_RESOURCE_BINDING_CONTROLLER, CLUSTER_RESOURCE_BINDING
+    ).controller()
