@@ -2,6 +2,7 @@ from typing import Any
 
 import pytest
 
+from fleetwarden.api.errors import Invalid
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.informer import (
@@ -204,3 +205,119 @@ def test_by_target_cluster_indexes_both_binding_kinds_and_nothing_else() -> None
     assert by_target_cluster(REGISTRY.decode(cluster_binding)) == ["member3"]
     assert by_target_cluster(REGISTRY.decode(binding("unscheduled"))) == []
     assert by_target_cluster(REGISTRY.decode(configmap("a"))) == []
+
+
+# Decoding only what someone needs.
+
+
+LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
+
+
+def test_objects_nothing_needs_yet_are_decoded_when_first_read(
+    store: Store, decoded: list[str]
+) -> None:
+    store.create(configmap("listed"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    created = store.create(configmap("a", x="1"))
+    store.update(created | {"data": {"x": "2"}})
+    assert decoded == []
+    current = informer.get("a", "default")
+    assert current is not None and current.model_extra == {"data": {"x": "2"}}
+    assert informer.get("a", "default") is current  # decoded once, then shared
+    assert names(informer.list()) == ["default/a", "default/listed"]
+    assert decoded == ["a", "listed"]
+
+
+def test_key_handlers_hear_every_change_without_any_decoding(
+    store: Store, decoded: list[str]
+) -> None:
+    store.create(configmap("b"))
+    store.create(configmap("a", "z-ns"))
+    store.create(configmap("a", "a-b"))
+    store.create(configmap("a"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    keys: list[str] = []
+    informer.add_event_handler(EventHandler(on_key=keys.append))
+    assert keys == ["a-b/a", "default/a", "default/b", "z-ns/a"]  # namespace, then name
+    created = store.create(configmap("c"))
+    store.update(created | {"data": {"x": "1"}})
+    store.delete(CONFIGMAP, "b", "default")
+    assert keys[4:] == ["default/c", "default/c", "default/b"]
+    assert decoded == []
+
+
+def test_a_handler_that_needs_objects_makes_the_informer_decode_as_events_come(
+    store: Store, decoded: list[str]
+) -> None:
+    created = store.create(configmap("a"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    store.update(created | {"data": {"x": "1"}})
+    keys: list[str] = []
+    updates: list[tuple[str | None, str | None]] = []
+    informer.add_event_handler(
+        EventHandler(
+            on_update=lambda old, new: updates.append(
+                (old.metadata.resource_version, new.metadata.resource_version)
+            ),
+            on_key=keys.append,
+        )
+    )
+    assert decoded == ["a"] and keys == ["default/a"]  # decoded at once; its key announced
+    store.update(informer.get("a", "default").to_dict() | {"data": {"x": "2"}})  # type: ignore[union-attr]
+    assert updates == [("2", "3")] and keys == ["default/a", "default/a"]
+    assert decoded == ["a", "a"]
+
+
+def test_list_of_one_namespace_decodes_only_that_namespace(
+    store: Store, decoded: list[str]
+) -> None:
+    for namespace in ("a-b", "a", "b"):
+        store.create(configmap("y", namespace))
+        store.create(configmap("x", namespace))
+    _, (informer,) = followed(store, CONFIGMAP)
+    assert names(informer.list("a")) == ["a/x", "a/y"]
+    assert decoded == ["x", "y"]
+    assert names(informer.list()) == ["a/x", "a/y", "a-b/x", "a-b/y", "b/x", "b/y"]
+    store.delete(CONFIGMAP, "x", "a")
+    store.delete(CONFIGMAP, "y", "a")
+    assert informer.list("a") == [] and names(informer.list("b")) == ["b/x", "b/y"]
+
+
+def test_a_relist_tells_key_handlers_what_changed_without_decoding(
+    store: Store, decoded: list[str]
+) -> None:
+    store.create(configmap("stays"))
+    changed = store.create(configmap("changes"))
+    store.create(configmap("goes"))
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    keys: list[str] = []
+    informer.add_event_handler(EventHandler(on_key=keys.append))
+    cache.sync()
+    keys.clear()
+    store.update(changed | {"data": {"new": "1"}})
+    store.delete(CONFIGMAP, "goes", "default")
+    store.create(configmap("new"))
+    cache.sync()
+    assert keys == ["default/goes", "default/changes", "default/new"]
+    assert decoded == []
+    changes = informer.get("changes", "default")
+    assert changes is not None and changes.model_extra == {"data": {"new": "1"}}
+
+
+def test_an_object_that_does_not_decode_fails_whoever_needs_it_decoded(store: Store) -> None:
+    broken = {
+        "apiVersion": "coordination.k8s.io/v1",
+        "kind": "Lease",
+        "metadata": {"name": "broken", "namespace": "default"},
+        "spec": {"leaseDurationSeconds": "forty"},
+    }
+    _, (leases,) = followed(store, LEASE)
+    store.create(broken)  # nothing needs it decoded yet: the write is not refused
+    with pytest.raises(Invalid, match=r"spec.leaseDurationSeconds: Invalid value: \"forty\""):
+        leases.get("broken", "default")
+    store.delete(LEASE, "broken", "default")
+    leases.add_event_handler(EventHandler(on_add=lambda obj: None))
+    with pytest.raises(Invalid):
+        store.create(broken)  # decoded as it comes: its writer hears, as subscribers' errors
+    assert leases.get("broken", "default") is None  # and the cache did not take it

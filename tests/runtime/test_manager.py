@@ -291,6 +291,21 @@ def test_update_enqueues_the_keys_of_old_and_new(store: Store, clock: VirtualClo
     assert [key for _, key, _ in trace] == ["member1", "member1", "member2"]
 
 
+def test_own_key_watches_need_no_decoding(
+    store: Store, clock: VirtualClock, decoded: list[str]
+) -> None:
+    trace: Trace = []
+    store.create(configmap("a"))
+    with virtual(store, clock, echo(trace)) as driver:
+        driver.settle()
+        created = store.create(configmap("b"))
+        store.update(created | {"data": {"x": "1"}})
+        store.delete(CONFIGMAP, "a", "default")
+        driver.settle()
+    assert [key for _, key, _ in trace] == ["default/a", "default/b", "default/a"]
+    assert decoded == []
+
+
 def test_context_has_settings_indexes_and_a_recorder_per_controller(
     store: Store, clock: VirtualClock
 ) -> None:

@@ -14,9 +14,26 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+# Text -> parsed time, for every decode of an object repeats its timestamps (creation,
+# conditions' transitions). Datetimes are immutable, so sharing one is safe.
+_PARSED: dict[str, datetime] = {}
+_PARSED_MAX = 4096
+
 
 def parse_time(value: Any) -> datetime:
     """RFC 3339 (as metav1.Time accepts it) to an aware UTC datetime."""
+    if type(value) is str:
+        parsed = _PARSED.get(value)
+        if parsed is None:
+            parsed = _parse_time(value)
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[value] = parsed
+        return parsed
+    return _parse_time(value)
+
+
+def _parse_time(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
     if not isinstance(value, str):

@@ -1,9 +1,13 @@
 """Informer caches: typed copies of the store's objects, kept current by its events.
 
 One informer per kind, shared by every controller (controller-runtime's cache). Each
-event's wire dict is decoded once and the typed object is shared by all readers and
+event's wire dict is decoded at most once and the typed object is shared by all readers and
 handlers: never change an object you got from a cache; `model_copy(deep=True)` it, change
 the copy and write that through the store with the resourceVersion you read.
+
+Decoding is the costly part of following a store, so an informer decodes an object as its
+event arrives only when a handler or an index needs it then; otherwise on first read.
+Handlers that need only the object's key (`EventHandler.on_key`) need no decoding.
 
 The cache does not feed itself: a driver lists (`sync`) and then hands it every store
 event (`handle`), from `Store.subscribe` in virtual time or a watch thread in real time.
@@ -12,7 +16,7 @@ event (`handle`), from `Store.subscribe` in virtual time or a watch thread in re
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +53,25 @@ def by_target_cluster(obj: Resource) -> list[str]:
 
 @dataclass(frozen=True)
 class EventHandler:
-    """client-go's ResourceEventHandlerFuncs: any of the three may be left out."""
+    """client-go's ResourceEventHandlerFuncs: any of the three may be left out.
+
+    `on_key`, if given, hears the object's key (`namespace/name`) of every add, update and
+    delete, before the others are called; a handler with nothing but `on_key` lets the
+    informer leave objects undecoded until they are read.
+    """
 
     on_add: Callable[[Resource], None] | None = None
     on_update: Callable[[Resource, Resource], None] | None = None
     on_delete: Callable[[Resource], None] | None = None
+    on_key: Callable[[str], None] | None = None
+
+    @property
+    def needs_objects(self) -> bool:
+        return bool(self.on_add or self.on_update or self.on_delete)
+
+
+# What the informer holds per key: the typed object, or its wire dict not decoded yet.
+_Cached = Resource | Mapping[str, Any]
 
 
 class Informer:
@@ -62,11 +80,17 @@ class Informer:
     def __init__(self, info: KindInfo, lock: threading.RLock) -> None:
         self.info = info
         self._lock = lock
-        self._objects: dict[str, Resource] = {}
+        self._objects: dict[str, _Cached] = {}
+        # (namespace, name) of each key, and the keys in each namespace: what lists sort
+        # and filter by, without decoding (cache.NamespaceIndex).
+        self._names: dict[str, tuple[str, str]] = {}
+        self._namespaces: dict[str, set[str]] = {}
         self._indexers: dict[str, IndexFunc] = {}
         # index name -> indexed value -> keys of the objects that have it
         self._indices: dict[str, dict[str, set[str]]] = {}
         self._handlers: list[EventHandler] = []
+        # Whether objects are decoded as their events come: a handler or an index needs them.
+        self._eager = False
         self._resource_version = 0
         self._synced = False
 
@@ -82,22 +106,34 @@ class Informer:
                     continue
                 if existing is not None:
                     raise ValueError(f"{self.info.kind} informer: indexer {name!r} already exists")
+                self._decode_all()
                 self._indexers[name] = index_func
                 self._indices[name] = {}
                 for key, obj in self._objects.items():
-                    self._index_one(name, key, obj)
+                    self._index_one(name, key, obj)  # type: ignore[arg-type]  # all decoded
 
     def add_event_handler(self, handler: EventHandler) -> None:
         """Register a handler; objects already cached are announced to it as added."""
         with self._lock:
+            if handler.needs_objects:
+                self._decode_all()
             self._handlers.append(handler)
             if handler.on_add:
                 for obj in self.list():
+                    if handler.on_key:
+                        handler.on_key(object_key(obj))
                     handler.on_add(obj)
+            elif handler.on_key:
+                for key in self._keys(None):
+                    handler.on_key(key)
 
     def get(self, name: str, namespace: str = "") -> Resource | None:
         with self._lock:
-            return self._objects.get(_key(namespace, name))
+            key = _key(namespace, name)
+            obj = self._objects.get(key)
+            if obj is None or isinstance(obj, Resource):
+                return obj
+            return self._typed(key)
 
     def by_index(self, index_name: str, value: str) -> list[Resource]:
         """The objects whose index function gave `value`, ordered by key."""
@@ -105,62 +141,113 @@ class Informer:
             if index_name not in self._indices:
                 raise KeyError(f"{self.info.kind} informer has no index {index_name!r}")
             keys = sorted(self._indices[index_name].get(value, ()))
-            return [self._objects[key] for key in keys]
+            return [self._typed(key) for key in keys]
 
     def list(self, namespace: str | None = None) -> list[Resource]:
         """The cached objects (of one namespace, if given), ordered by namespace and name."""
         with self._lock:
-            objects = [
-                o
-                for o in self._objects.values()
-                if namespace is None or o.metadata.namespace == namespace
-            ]
-        return sorted(objects, key=lambda o: (o.metadata.namespace, o.metadata.name))
+            return [self._typed(key) for key in self._keys(namespace)]
 
     def replace(self, items: Iterable[Mapping[str, Any]], resource_version: int) -> None:
-        """Take a fresh list as the truth; handlers hear what changed since the last one."""
+        """Take a fresh list as the truth; handlers hear what changed since the last one.
+        The items become the cache's (a store's list hands out fresh copies)."""
         with self._lock:
-            fresh = {object_key(obj): obj for obj in map(REGISTRY.decode, items)}
+            fresh: dict[str, _Cached] = {}
+            for item in items:
+                # Each decoded before anything moves when handlers or indexes need them.
+                fresh[_wire_key(item)] = REGISTRY.decode(item) if self._eager else item
             for key in sorted(self._objects.keys() - fresh.keys()):
                 self._delete(key)
             for key, obj in fresh.items():
                 old = self._objects.get(key)
-                if old is None or old.metadata.resource_version != obj.metadata.resource_version:
+                if old is None or _resource_version(old) != _resource_version(obj):
                     self._upsert(key, obj)
             self._resource_version = resource_version
             self._synced = True
 
     def handle(self, event: WatchEvent) -> None:
-        """Apply one watch event, unless the last list already covered it."""
+        """Apply one watch event, unless the last list already covered it. The event's
+        object becomes the cache's (the store gives each receiver a copy of its own)."""
         with self._lock:
-            if event.resource_version <= self._resource_version:
+            resource_version = event.resource_version
+            if resource_version <= self._resource_version:
                 return
-            obj = REGISTRY.decode(event.object)
-            self._resource_version = event.resource_version
+            wire = event.object
+            key = _wire_key(wire)
             if event.type == EventType.DELETED:
-                self._delete(object_key(obj))
-            else:
-                self._upsert(object_key(obj), obj)
+                self._resource_version = resource_version
+                self._delete(key)
+                return
+            # Decoded before anything moves: an object that does not decode is not taken.
+            obj = REGISTRY.decode(wire) if self._eager else wire
+            self._resource_version = resource_version
+            self._upsert(key, obj)
 
-    def _upsert(self, key: str, obj: Resource) -> None:
+    def _typed(self, key: str) -> Resource:
+        """The key's object, decoded now if it was not yet."""
+        obj = self._objects[key]
+        if isinstance(obj, Resource):
+            return obj
+        typed = self._objects[key] = REGISTRY.decode(obj)
+        return typed
+
+    def _decode_all(self) -> None:
+        """Decode every object not decoded yet; from now on, decode each as it comes."""
+        for key in self._objects:
+            self._typed(key)
+        self._eager = True
+
+    def _keys(self, namespace: str | None) -> Sequence[str]:
+        """The keys (of objects in one namespace, if given) by namespace and name."""
+        keys = self._objects if namespace is None else self._namespaces.get(namespace, ())
+        return sorted(keys, key=self._names.__getitem__)
+
+    def _upsert(self, key: str, obj: _Cached) -> None:
+        """Cache the object: typed if handlers or indexes need it (they are then given
+        typed objects only), else as its wire dict."""
         old = self._objects.get(key)
+        self._objects[key] = obj
+        if old is None:
+            names = self._names[key] = _names(obj)
+            self._namespaces.setdefault(names[0], set()).add(key)
+        if not self._eager:
+            for handler in self._handlers:
+                if handler.on_key:
+                    handler.on_key(key)
+            return
+        assert isinstance(obj, Resource) and (old is None or isinstance(old, Resource))
         if old is not None:
             self._unindex(key, old)
-        self._objects[key] = obj
         for name in self._indexers:
             self._index_one(name, key, obj)
         for handler in self._handlers:
-            if old is None and handler.on_add:
-                handler.on_add(obj)
-            elif old is not None and handler.on_update:
+            if handler.on_key:
+                handler.on_key(key)
+            if old is None:
+                if handler.on_add:
+                    handler.on_add(obj)
+            elif handler.on_update:
                 handler.on_update(old, obj)
 
     def _delete(self, key: str) -> None:
         old = self._objects.pop(key, None)
         if old is None:
             return
+        namespace = self._names.pop(key)[0]
+        keys = self._namespaces[namespace]
+        keys.discard(key)
+        if not keys:
+            del self._namespaces[namespace]
+        if not self._eager:
+            for handler in self._handlers:
+                if handler.on_key:
+                    handler.on_key(key)
+            return
+        assert isinstance(old, Resource)
         self._unindex(key, old)
         for handler in self._handlers:
+            if handler.on_key:
+                handler.on_key(key)
             if handler.on_delete:
                 handler.on_delete(old)
 
@@ -177,6 +264,27 @@ class Informer:
                     keys.discard(key)
                     if not keys:
                         del index[value]
+
+
+def _wire_key(obj: Mapping[str, Any]) -> str:
+    """object_key of a wire dict, without decoding it."""
+    namespace, name = _names(obj)
+    return _key(namespace, name)
+
+
+def _names(obj: Resource | Mapping[str, Any]) -> tuple[str, str]:
+    """(namespace, name) of a cached object, typed or not, as the typed one has them."""
+    if isinstance(obj, Resource):
+        return obj.metadata.namespace, obj.metadata.name
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace") or "", meta.get("name") or ""
+
+
+def _resource_version(obj: Resource | Mapping[str, Any]) -> str | None:
+    if isinstance(obj, Resource):
+        return obj.metadata.resource_version
+    rv: str | None = (obj.get("metadata") or {}).get("resourceVersion")
+    return rv
 
 
 class Cache:

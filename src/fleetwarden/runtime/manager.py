@@ -47,6 +47,7 @@ class Result:
 
 DONE = Result()
 REQUEUE = Result(requeue=True)
+_ZERO = timedelta(0)
 
 
 def requeue_after(delay: timedelta) -> Result:
@@ -132,6 +133,11 @@ class ControllerManager:
 
 
 def _enqueue(queue: WorkQueue[str], keys: KeyMapper) -> EventHandler:
+    if keys is own_key:
+        # The object's own key, known without decoding it: the informer may leave
+        # objects only this handler hears about undecoded until someone reads them.
+        return EventHandler(on_key=queue.add)
+
     def add(obj: Resource) -> None:
         for key in keys(obj):
             queue.add(key)
@@ -167,7 +173,7 @@ class _Runner:
         return REQUEUE
 
     def _requeue(self, key: str, result: Result) -> None:
-        if result.requeue_after is not None and result.requeue_after > timedelta(0):
+        if result.requeue_after is not None and result.requeue_after > _ZERO:
             self.queue.forget(key)
             self.queue.add_after(key, result.requeue_after)
         elif result.requeue:

@@ -131,7 +131,11 @@ class WorkQueue(Generic[T]):
     def __init__(self, clock: Clock, rate_limiter: RateLimiter | None = None) -> None:
         self._clock = clock
         self._limiter = rate_limiter or ItemExponentialFailureRateLimiter()
-        self._cond = threading.Condition()
+        # Taken directly (`with self._lock`), not through the Condition's Python wrapper:
+        # every key passes here several times.
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)
+        self._blocked = 0  # getters waiting on the condition: only they need notifying
         self._queue: deque[T] = deque()
         self._dirty: set[T] = set()
         self._processing: set[T] = set()
@@ -142,20 +146,21 @@ class WorkQueue(Generic[T]):
         self._shutting_down = False
 
     def add(self, item: T) -> None:
-        with self._cond:
+        with self._lock:
             if self._shutting_down or item in self._dirty:
                 return
             self._dirty.add(item)
             if item not in self._processing:
                 self._queue.append(item)
-                self._cond.notify()
+                if self._blocked:
+                    self._cond.notify()
 
     def add_after(self, item: T, delay: timedelta) -> None:
         """Add the item once delay has passed; of two timers for one item the earlier wins."""
         if delay <= _ZERO:
             self.add(item)
             return
-        with self._cond:
+        with self._lock:
             due = self._clock.now() + delay
             live = self._waiting.get(item)
             if self._shutting_down or (live is not None and live[0] <= due):
@@ -163,18 +168,19 @@ class WorkQueue(Generic[T]):
             timer = (due, next(self._sequence))
             self._waiting[item] = timer
             heapq.heappush(self._timers, (*timer, item))
-            self._cond.notify()
+            if self._blocked:
+                self._cond.notify()
 
     def add_rate_limited(self, item: T) -> None:
-        with self._cond:
+        with self._lock:
             self.add_after(item, self._limiter.when(item))
 
     def forget(self, item: T) -> None:
-        with self._cond:
+        with self._lock:
             self._limiter.forget(item)
 
     def num_requeues(self, item: T) -> int:
-        with self._cond:
+        with self._lock:
             return self._limiter.num_requeues(item)
 
     def get(self, block: bool = True) -> T | None:
@@ -183,9 +189,11 @@ class WorkQueue(Generic[T]):
         None once shut down (queued items are left: reconcilers are level-triggered, so
         nothing is lost), or when nothing is ready and block is False.
         """
-        with self._cond:
+        with self._lock:
             while True:
-                self.pop_due(self._clock.now())
+                timers = self._timers
+                if timers and timers[0][0] <= (now := self._clock.now()):
+                    self.pop_due(now)
                 if self._shutting_down:
                     return None
                 if self._queue:
@@ -195,24 +203,29 @@ class WorkQueue(Generic[T]):
                     return item
                 if not block:
                     return None
-                self._cond.wait(self._seconds_to_next_timer())
+                self._blocked += 1
+                try:
+                    self._cond.wait(self._seconds_to_next_timer())
+                finally:
+                    self._blocked -= 1
 
     def done(self, item: T) -> None:
-        with self._cond:
+        with self._lock:
             self._processing.discard(item)
             if item in self._dirty:
                 self._queue.append(item)
-                self._cond.notify()
+                if self._blocked:
+                    self._cond.notify()
 
     def next_due(self) -> datetime | None:
         """The instant of the earliest timer, if any."""
-        with self._cond:
+        with self._lock:
             self._drop_stale_timers()
             return self._timers[0][0] if self._timers else None
 
     def pop_due(self, now: datetime) -> None:
         """Move every item whose timer is due at `now` (or earlier) to the ready queue."""
-        with self._cond:
+        with self._lock:
             while self._timers and self._timers[0][0] <= now:
                 due, sequence, item = heapq.heappop(self._timers)
                 if self._waiting.get(item) == (due, sequence):
@@ -221,7 +234,7 @@ class WorkQueue(Generic[T]):
 
     def shutdown(self) -> None:
         """Take no more items; wake every blocked `get`."""
-        with self._cond:
+        with self._lock:
             self._shutting_down = True
             self._cond.notify_all()
 
@@ -231,11 +244,11 @@ class WorkQueue(Generic[T]):
 
     def ready(self) -> list[T]:
         """The items waiting for a worker, in the order they will be handed out."""
-        with self._cond:
+        with self._lock:
             return list(self._queue)
 
     def __len__(self) -> int:
-        with self._cond:
+        with self._lock:
             return len(self._queue)
 
     def _drop_stale_timers(self) -> None:

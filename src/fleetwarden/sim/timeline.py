@@ -98,15 +98,17 @@ class Timeline:
         self._last: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     def observe(self, event: WatchEvent) -> None:
-        obj = event.object
-        meta = obj.get("metadata") or {}
-        key = (event.collection, meta.get("namespace", ""), meta.get("name", ""))
+        # The collection first: most writes (Lease renewals, say) concern nothing here,
+        # and the store makes an event's object only when it is looked at.
         if event.collection == "/events":
-            self._event(obj, event.type)
+            self._event(event.object, event.type)
             return
         followers = _FOLLOWED.get(event.collection)
         if not followers:
             return
+        obj = event.object
+        meta = obj.get("metadata") or {}
+        key = (event.collection, meta.get("namespace", ""), meta.get("name", ""))
         before = (
             self._last.pop(key, {}) if event.type == EventType.DELETED else self._last.get(key, {})
         )

@@ -5,8 +5,9 @@ resourceVersion, generation, the status subresource, finalizers and deletionTime
 ownerReference garbage collection, lists with selectors and continue tokens, and watch.
 Every object lives in an in-process cache (reads never touch the backend); a Backend only
 makes each write durable, atomically, before the cache moves. What is stored is canonical
-JSON text (sorted keys); the cache keeps it marshalled, since marshal.loads gives a fresh
-copy twice as fast as json.loads, and each read must hand out a copy of its own.
+JSON (JSON types, sorted keys); the cache keeps it marshalled, since marshal.loads gives a
+fresh copy several times faster than json.loads, and each read must hand out a copy of its
+own. The JSON text itself is made only for a backend that persists it.
 
 One global resourceVersion counts changes, and each resourceVersion is exactly one event
 (a write that garbage-collects dependents makes several), so the event log alone says what
@@ -28,16 +29,16 @@ import base64
 import binascii
 import json
 import marshal
+import math
 import random
 import threading
 import uuid
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from queue import SimpleQueue
-from typing import Any, Protocol, TypedDict, TypeVar
+from typing import Any, NamedTuple, Protocol, TypedDict, TypeVar
 
 from fleetwarden.api.errors import (
     AlreadyExists,
@@ -89,6 +90,7 @@ _SYSTEM_FIELDS = (
     "deletionTimestamp",
     "deletionGracePeriodSeconds",
 )
+_KEPT_FIELDS = (*_SYSTEM_FIELDS, "resourceVersion")
 _EXPIRED_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. "
     "You can start a new list without the continue parameter, or use the continue token in "
@@ -106,9 +108,78 @@ def _decode(text: str | bytes) -> Obj:
     return obj
 
 
+def _freeze(obj: Obj) -> bytes:
+    """The object marshalled. Version 2 writes neither references nor interned strings:
+    a canonical copy shares its strings with the object it was made from, and marshal's
+    later versions would flag each one, which costs every later thaw more than they save."""
+    return marshal.dumps(obj, 2)
+
+
 def _thaw(blob: bytes) -> Obj:
     obj: Obj = marshal.loads(blob)
     return obj
+
+
+class _NotPlain(Exception):
+    """A value the JSON round trip would convert or refuse: left to the json module."""
+
+
+def _canonical(obj: Obj, old: Obj | None = None) -> Obj:
+    """A fresh copy of the object as canonical JSON text would give it back: JSON types,
+    keys sorted at every level. Plain values (dicts with string keys, lists, strings,
+    finite numbers, booleans, None) are copied directly; anything else goes through the
+    text, which converts it (a tuple becomes a list) or refuses it, as it always did.
+
+    `old`, if given, is canonical and the caller's to give away (a thawed copy nobody
+    else holds, none of it changed in place since): a part of `obj` that *is* the part of
+    `old` at the same place is taken as it is, neither walked nor copied. An update
+    that changes a Work's status this way walks the status, not the manifests."""
+    try:
+        return _plain_dict(obj, _NOTHING if old is None else old)
+    except (_NotPlain, TypeError, RecursionError):
+        return _decode(_encode(obj))
+
+
+_isfinite = math.isfinite
+_NOTHING: dict[str, Any] = {}  # no old object: nothing to take as it is
+
+
+def _plain_dict(obj: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    copy: dict[str, Any] = {}
+    for key in sorted(obj):
+        if type(key) is not str:
+            raise _NotPlain
+        value = obj[key]
+        prior = old.get(key)
+        kind = type(value)
+        if value is prior or kind is str or kind is int or kind is bool or value is None:
+            copy[key] = value
+        elif kind is dict:
+            copy[key] = _plain_dict(value, prior if type(prior) is dict else _NOTHING)
+        elif kind is list:
+            copy[key] = _plain_list(value)
+        elif kind is float and _isfinite(value):
+            copy[key] = value
+        else:
+            raise _NotPlain
+    return copy
+
+
+def _plain_list(values: list[Any]) -> list[Any]:
+    copy: list[Any] = []
+    for value in values:
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            copy.append(value)
+        elif kind is dict:
+            copy.append(_plain_dict(value, _NOTHING))
+        elif kind is list:
+            copy.append(_plain_list(value))
+        elif kind is float and _isfinite(value):
+            copy.append(value)
+        else:
+            raise _NotPlain
+    return copy
 
 
 FieldGetter = Callable[[Obj], str]
@@ -134,32 +205,57 @@ class StoreOptions(TypedDict, total=False):
     event_log_size: int
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One committed change; the object at that resourceVersion as canonical JSON text
-    (what backends store) and marshalled (what readers get copies from)."""
+class StoredEvent(NamedTuple):
+    """One committed change; the object at that resourceVersion, marshalled (what readers
+    get copies from), and as canonical JSON text if the backend keeps text. A tuple: one is
+    made per write."""
 
     rv: int
     type: EventType
     collection: str
     namespace: str
     name: str
-    text: str
     blob: bytes
+    encoded: str | None = None
 
     @classmethod
     def of(
         cls, rv: int, type_: EventType, collection: str, namespace: str, name: str, text: str
     ) -> StoredEvent:
         """An event read back from a backend."""
-        return cls(rv, type_, collection, namespace, name, text, marshal.dumps(_decode(text)))
+        return cls(rv, type_, collection, namespace, name, _freeze(_decode(text)), text)
+
+    @property
+    def text(self) -> str:
+        """The object as canonical JSON text, what a backend stores."""
+        return self.encoded if self.encoded is not None else _encode(_thaw(self.blob))
 
     def to_watch_event(self) -> WatchEvent:
-        return WatchEvent(self.type, _thaw(self.blob), self.collection)
+        return _StoredWatchEvent(self.type, self.collection, self.rv, self.blob)
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _StoredWatchEvent(WatchEvent):
+    """A store's event: its object thawed from the blob on first access."""
+
+    __slots__ = ("_blob", "_rv")
+
+    def __init__(self, type_: EventType, collection: str, rv: int, blob: bytes) -> None:
+        self._type, self._collection, self._object = type_, collection, None
+        self._rv, self._blob = rv, blob
+
+    @property
+    def object(self) -> Obj:
+        obj = self._object
+        if obj is None:
+            obj = self._object = _thaw(self._blob)
+        return obj
+
+    @property
+    def resource_version(self) -> int:
+        return self._rv
+
+
+class _Entry(NamedTuple):
     """A cached object (marshalled), and what lists and garbage collection look up."""
 
     blob: bytes
@@ -173,6 +269,10 @@ class _Entry:
 
 class Backend(Protocol):
     """Durable storage for the cache: objects and the event log, written by events."""
+
+    # Whether commit() reads the events' text: then each write makes it at once, from the
+    # object it has in hand; a backend that keeps nothing spares every write that work.
+    keeps_text: bool
 
     def load(self, max_events: int) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
         """(collection, object text) of every object, and the newest events, oldest first."""
@@ -191,15 +291,16 @@ def _path(namespace: str, name: str) -> str:
 
 
 def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
-    owners = tuple(ref.get("uid", "") for ref in meta.get("ownerReferences") or ())
+    refs = meta.get("ownerReferences")
+    labels = meta.get("labels")
     return _Entry(
         blob,
         meta.get("namespace", ""),
         meta["name"],
         rv,
         meta.get("uid", ""),
-        dict(meta.get("labels") or {}),
-        owners,
+        dict(labels) if labels else {},
+        tuple([ref.get("uid", "") for ref in refs]) if refs else (),
     )
 
 
@@ -230,17 +331,18 @@ class _Txn:
             return self.staged[key]
         return self.store._objects.get(key[0], {}).get(key[1])
 
-    def put(self, key: Key, obj: Obj, type_: EventType) -> Obj:
+    def put(self, key: Key, obj: Obj, type_: EventType, old: Obj | None = None) -> Obj:
         """Stage the object at the next resourceVersion; returns it as stored, a fresh copy
-        in canonical form (JSON types, sorted keys), whatever shape it came in."""
+        in canonical form (JSON types, sorted keys), whatever shape it came in. `old`: as
+        _canonical takes it; the object's metadata must not be `old`'s own."""
         self.rv += 1
         obj["metadata"]["resourceVersion"] = str(self.rv)
-        text = _encode(obj)
-        stored = _decode(text)
-        blob = marshal.dumps(stored)
+        stored = _canonical(obj, old)
+        blob = _freeze(stored)
+        text = _encode(stored) if self.store._backend.keeps_text else None
         entry = self.staged[key] = _entry(blob, stored["metadata"], self.rv)
         self.events.append(
-            StoredEvent(self.rv, type_, key[0], entry.namespace, entry.name, text, blob)
+            StoredEvent(self.rv, type_, key[0], entry.namespace, entry.name, blob, text)
         )
         return stored
 
@@ -286,6 +388,8 @@ class CoreStore:
         self._pending: deque[StoredEvent] = deque()
         self._dispatch_lock = threading.RLock()
         self._dispatching = False
+        self._stamped: datetime | None = None
+        self._stamp = ""
         self._load()
 
     # --- reads -------------------------------------------------------------------------
@@ -358,7 +462,7 @@ class CoreStore:
             meta.update(
                 name=name,
                 uid=self._new_uid(),
-                creationTimestamp=format_time(self._now()),
+                creationTimestamp=self._timestamp(),
                 generation=1,
             )
             key = (collection, _path(namespace, name))
@@ -389,14 +493,17 @@ class CoreStore:
         namespace = _ns(info, namespace)
         with self._lock:
             key, entry = self._require(info, name, namespace)
-            patched = _apply_patch(_thaw(entry.blob), patch, patch_type)
+            current = _thaw(entry.blob)
+            # Neither patch changes `current` (a merge patch shares what it leaves alone),
+            # so it is the stored object _update compares with.
+            patched = _apply_patch(current, patch, patch_type)
             meta = _metadata(patched)
             if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
                 raise BadRequest(
                     f"the name of the object ({meta.get('name')}) does not match the name on "
                     f"the URL ({name})"
                 )
-            updated = self._update(info, key, entry, patched, subresource)
+            updated = self._update(info, key, entry, patched, subresource, current)
         self._dispatch()
         return updated
 
@@ -450,23 +557,35 @@ class CoreStore:
     # --- write internals ---------------------------------------------------------------
 
     def _update(
-        self, info: KindInfo, key: Key, entry: _Entry, new: Obj, subresource: str | None
+        self,
+        info: KindInfo,
+        key: Key,
+        entry: _Entry,
+        new: Obj,
+        subresource: str | None,
+        old: Obj | None = None,
     ) -> Obj:
-        """Update under the lock; returns the object as stored (unchanged for a no-op)."""
+        """Update under the lock; returns the object as stored (unchanged for a no-op).
+        `old`, if given, is a copy of the stored object of the caller's own."""
         if subresource not in (None, "status") or (subresource and not info.has_status):
             raise _NoSuchSubresource()
-        old = _thaw(entry.blob)
+        if old is None:
+            old = _thaw(entry.blob)
         old_meta, given_rv = old["metadata"], _metadata(new).get("resourceVersion")
         if given_rv and given_rv != old_meta["resourceVersion"]:
             raise Conflict(info.plural, info.group, entry.name)
         new = _merge_update(info, old, new, subresource)
         if new == old:
-            return _thaw(entry.blob)  # Kubernetes writes nothing when nothing changed
+            # Kubernetes writes nothing when nothing changed. `new` may share parts of
+            # `old`, but is dropped: `old` is the caller's fresh copy.
+            return old
         if "deletionTimestamp" in old_meta:
             _check_no_new_finalizers(info, old, new)
             if not new["metadata"].get("finalizers"):
                 return self._write(lambda txn: self._remove(txn, key, old))
-        return self._write(lambda txn: txn.put(key, new, EventType.MODIFIED))
+        # Nothing of `old` was changed in place (_merge_update copies what it changes), so
+        # what `new` has of it is canonical already.
+        return self._write(lambda txn: txn.put(key, new, EventType.MODIFIED, old))
 
     def _delete(self, txn: _Txn, key: Key, obj: Obj) -> Obj:
         """Remove the object, or mark it terminating while finalizers remain."""
@@ -475,7 +594,7 @@ class CoreStore:
             return self._remove(txn, key, obj)
         if "deletionTimestamp" in meta:
             return obj  # already terminating: deleting again changes nothing
-        meta["deletionTimestamp"] = format_time(self._now())
+        meta["deletionTimestamp"] = self._timestamp()
         meta["deletionGracePeriodSeconds"] = 0
         if meta.get("generation"):
             meta["generation"] += 1  # tells controllers a deletion is pending
@@ -518,10 +637,11 @@ class CoreStore:
             self._apply(key, entry)
         self._rv = txn.rv
         self._log.extend(txn.events)
-        self._watches = [w for w in self._watches if not w.closed]
-        for event in txn.events:
-            for watch in self._watches:
-                watch.offer(event)
+        if self._watches:
+            self._watches = [w for w in self._watches if not w.closed]
+            for event in txn.events:
+                for watch in self._watches:
+                    watch.offer(event)
         if self._subscribers:
             self._pending.extend(txn.events)
         return result
@@ -530,6 +650,14 @@ class CoreStore:
         collection, path = key
         objects = self._objects.setdefault(collection, {})
         old = objects.get(path)
+        if (
+            entry is not None
+            and old is not None
+            and old.uid == entry.uid
+            and old.owners == entry.owners
+        ):
+            objects[path] = entry  # the usual update: the same uid and owners to index
+            return
         if old is not None:
             self._unindex(key, old)
         if entry is None:
@@ -578,15 +706,25 @@ class CoreStore:
         for collection, text in objects:
             obj = _decode(text)
             rv = int(obj["metadata"]["resourceVersion"])
-            entry = _entry(marshal.dumps(obj), obj["metadata"], rv)
+            entry = _entry(_freeze(obj), obj["metadata"], rv)
             self._apply((collection, _path(entry.namespace, entry.name)), entry)
             self._rv = max(self._rv, rv)
         self._log.extend(events)
         if events:
             self._rv = max(self._rv, events[-1].rv)
 
+    def _timestamp(self) -> str:
+        """The time now as metav1.Time writes it (under the lock). In virtual time many
+        writes share an instant: the text of the last one is kept."""
+        now = self._now()
+        if now != self._stamped:
+            self._stamped, self._stamp = now, format_time(now)
+        return self._stamp
+
     def _info_of(self, obj: Mapping[str, Any]) -> KindInfo:
         api_version, kind = obj.get("apiVersion"), obj.get("kind")
+        if type(api_version) is str and type(kind) is str and api_version and kind:
+            return self._kinds(api_version, kind)
         for field, value in (("Kind", kind), ("apiVersion", api_version)):
             if not isinstance(value, str) or not value:
                 raise BadRequest(f"Object '{field}' is missing in '{_encode(dict(obj))}'")
@@ -656,25 +794,24 @@ class _Watch:
     def __init__(self, collection: str | None, namespace: str | None) -> None:
         self._collection = collection
         self._namespace = namespace
-        # (type, collection, marshalled object), or None once closed
-        self._queue: SimpleQueue[tuple[EventType, str, bytes] | None] = SimpleQueue()
+        # Events to hand out, or None once closed
+        self._queue: SimpleQueue[_StoredWatchEvent | None] = SimpleQueue()
         self.closed = False
 
     def offer(self, event: StoredEvent) -> None:
         if (self._collection is None or event.collection == self._collection) and (
             self._namespace is None or event.namespace == self._namespace
         ):
-            self._queue.put((event.type, event.collection, event.blob))
+            self._queue.put(_StoredWatchEvent(event.type, event.collection, event.rv, event.blob))
 
     def offer_added(self, collection: str, entry: _Entry) -> None:
         """A synthetic ADDED event for an object that already exists."""
         if self._namespace is None or entry.namespace == self._namespace:
-            self._queue.put((EventType.ADDED, collection, entry.blob))
+            self._queue.put(_StoredWatchEvent(EventType.ADDED, collection, entry.rv, entry.blob))
 
     def __iter__(self) -> Iterator[WatchEvent]:
-        while (item := self._queue.get()) is not None:
-            type_, collection, blob = item
-            yield WatchEvent(type_, _thaw(blob), collection)
+        while (event := self._queue.get()) is not None:
+            yield event
         self._queue.put(None)  # every later iteration ends too
 
     def close(self) -> None:
@@ -697,6 +834,8 @@ def _ns(info: KindInfo, namespace: str) -> str:
 
 def _metadata(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     meta = obj.get("metadata")
+    if type(meta) is dict:  # the usual case, without isinstance's look at Mapping's ABC
+        return meta
     if meta is None:
         return {}
     if not isinstance(meta, Mapping):
@@ -715,14 +854,27 @@ def _merge_update(info: KindInfo, old: Obj, new: Obj, subresource: str | None) -
         return merged
     merged = dict(new)
     meta = merged["metadata"] = dict(_metadata(new))
-    for field in (*_SYSTEM_FIELDS, "resourceVersion"):
-        _copy_key(old_meta, meta, field)
+    for field in _KEPT_FIELDS:
+        if field in old_meta:
+            meta[field] = old_meta[field]
+        else:
+            meta.pop(field, None)
     if info.has_status:
         _copy_key(old, merged, "status")
     ignored = ("metadata", "status") if info.has_status else ("metadata",)
-    if any(old.get(k) != merged.get(k) for k in (old.keys() | merged.keys()) - set(ignored)):
+    if _changed(old, merged, ignored):
         meta["generation"] = old_meta.get("generation", 0) + 1
     return merged
+
+
+def _changed(old: Obj, new: Obj, ignored: tuple[str, ...]) -> bool:
+    """Whether any top-level field but the ignored ones differs (a missing one is null)."""
+    for key, value in new.items():
+        if key not in ignored and old.get(key) != value:
+            return True
+    return any(
+        key not in new and key not in ignored and value is not None for key, value in old.items()
+    )
 
 
 def _copy_key(source: Mapping[str, Any], target: dict[str, Any], key: str) -> None:

@@ -11,6 +11,7 @@ runs must give byte-identical results.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,16 +36,55 @@ class PatchType(StrEnum):
     JSON = "application/json-patch+json"
 
 
-@dataclass(frozen=True)
 class WatchEvent:
-    type: EventType
-    object: Obj
-    # `group/plural`, the collection the object belongs to.
-    collection: str
+    """One change: its type, the object as stored at that resourceVersion, and the
+    collection (`group/plural`) the object belongs to. Read-only.
+
+    Each receiver gets an object of its own. The store's events make it on first access
+    (a receiver that only looks at the collection pays nothing for the object), so one
+    event is for one receiver's thread.
+    """
+
+    __slots__ = ("_collection", "_object", "_type")
+
+    _object: Obj | None
+
+    def __init__(self, type: EventType, object: Obj, collection: str) -> None:
+        self._type, self._object, self._collection = type, object, collection
+
+    @property
+    def type(self) -> EventType:
+        return self._type
+
+    @property
+    def object(self) -> Obj:
+        assert self._object is not None
+        return self._object
+
+    @property
+    def collection(self) -> str:
+        return self._collection
 
     @property
     def resource_version(self) -> int:
         return int(self.object["metadata"]["resourceVersion"])
+
+    def __eq__(self, other: builtins.object) -> bool:
+        if not isinstance(other, WatchEvent):
+            return NotImplemented
+        return (self.type, self.object, self.collection) == (
+            other.type,
+            other.object,
+            other.collection,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # the object is a dict
+
+    def __repr__(self) -> str:
+        return (
+            f"WatchEvent(type={self.type!r}, object={self.object!r}, "
+            f"collection={self.collection!r})"
+        )
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ from fleetwarden.store.core import CoreStore, StoredEvent, StoreOptions
 class MemoryBackend:
     """Nothing to persist: the core's cache and event log are the whole state."""
 
+    keeps_text = False
+
     def load(self, max_events: int) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
         return [], []
 

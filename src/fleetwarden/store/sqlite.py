@@ -52,6 +52,8 @@ class StoreInUse(RuntimeError):
 
 
 class SqliteBackend:
+    keeps_text = True
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         # Autocommit mode: transactions are the explicit BEGIN/COMMIT of commit(). No busy
         # timeout: the only other party there can be is another process, refused at once.
@@ -84,11 +86,12 @@ class SqliteBackend:
         db.execute("BEGIN IMMEDIATE")
         try:
             for e in events:
+                text = e.text
                 if e.type is EventType.DELETED:
                     db.execute(_DELETE, (e.collection, e.namespace, e.name))
                 else:
-                    db.execute(_UPSERT, (e.collection, e.namespace, e.name, e.rv, e.text))
-                db.execute(_LOG, (e.rv, e.type.value, e.collection, e.namespace, e.name, e.text))
+                    db.execute(_UPSERT, (e.collection, e.namespace, e.name, e.rv, text))
+                db.execute(_LOG, (e.rv, e.type.value, e.collection, e.namespace, e.name, text))
             if compacted > self._compacted:
                 db.execute("DELETE FROM events WHERE rv <= ?", (compacted,))
             db.execute("COMMIT")
