@@ -19,7 +19,9 @@ from fleetwarden.controllers.karmada.binding_status import (
     cluster_resource_binding_status_controller,
     resource_binding_status_controller,
 )
+from fleetwarden.controllers.karmada.cluster import cluster_controller
 from fleetwarden.controllers.karmada.cluster_status import ClusterStatusController
+from fleetwarden.controllers.karmada.cluster_taint_policy import cluster_taint_policy_controller
 from fleetwarden.controllers.karmada.detector import detector_controllers
 from fleetwarden.controllers.karmada.execution import execution_controller
 from fleetwarden.runtime.manager import Controller
@@ -42,6 +44,8 @@ def hub_controllers(members: Members, template_kinds: Iterable[KindInfo] = ()) -
     besides the registered ones (custom resources)."""
     return [
         ClusterStatusController(members.probe, members.report).controller(),
+        cluster_controller(lambda name: members.probe(name) is not None),
+        cluster_taint_policy_controller(),
         *detector_controllers(template_kinds),
         scheduler_controller(),
         resource_binding_controller(),

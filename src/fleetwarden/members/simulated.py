@@ -168,12 +168,13 @@ class SimulatedFleet:
         now = ctx.clock.now()
         cluster = ctx.cache.informer(CLUSTER).get(key)
         managed = ctx.cache.informer(MANAGED_CLUSTER).get(key)
+        if not member.state.reachable:
+            # Nothing leaves the member, not even its registration; look again at the
+            # agent's usual pace.
+            return requeue_after(ctx.settings.cluster_status_update_frequency)
         if cluster is None and managed is None:
             # karmada-agent registers, then its status loop reports straight away.
             cluster = REGISTRY.decode(ctx.store.create(_pull_cluster(key)))
-        if not member.state.reachable:
-            # Nothing leaves the member; look again at the agent's usual pace.
-            return requeue_after(ctx.settings.cluster_status_update_frequency)
         wakeups = self._apply_works(member, cluster, ctx, now)
         if isinstance(managed, ManagedCluster):
             wakeups += self._ocm_agent(member, managed, ctx, now)
