@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
 from fleetwarden.api.karmada.work import ManifestStatus, Work
 from fleetwarden.api.kinds import KindInfo
@@ -43,6 +44,7 @@ from fleetwarden.semantics.cluster_health import (
     Probe,
     ThresholdState,
     collect_cluster_status,
+    observed_ready_condition,
 )
 from fleetwarden.semantics.conditions import set_status_condition
 from fleetwarden.semantics.resource_interpreter import interpret_health, reflect_status
@@ -94,6 +96,8 @@ class _Member:
     next_lease: datetime | None = None
     next_status: datetime | None = None
     ocm_first_failure: datetime | None = None
+    # What the last status loop read, when it found nothing to report (see below).
+    steady: tuple[str | None, Probe, MemberState] | None = None
     applied: dict[str, _Applied] = field(default_factory=dict)  # by Work uid
 
     def probe(self) -> Probe:
@@ -197,13 +201,27 @@ class SimulatedFleet:
                 now + s.cluster_lease_duration * s.cluster_lease_renew_interval_fraction
             )
         if member.next_status is None or now >= member.next_status:
-            status, member.threshold = collect_cluster_status(
-                cluster.status, member.probe(), member.report(self.api_enablements),
-                member.threshold, now, s.cluster_success_threshold, s.cluster_failure_threshold,
-            )  # fmt: skip
-            update_status_if_changed(ctx.store, cluster, status)
+            self._report_cluster_status(member, cluster, ctx, now)
             member.next_status = now + s.cluster_status_update_frequency
         return [member.next_lease, member.next_status]
+
+    def _report_cluster_status(
+        self, member: _Member, cluster: Cluster, ctx: Context, now: datetime
+    ) -> None:
+        """The agent's status loop. Once Ready agrees with the probe and nothing it reads
+        has changed since, another run would write the very same status: skip it."""
+        probe, s = member.probe(), ctx.settings
+        inputs = (cluster.metadata.resource_version, probe, member.state)
+        if member.steady == inputs:
+            return
+        status, member.threshold = collect_cluster_status(
+            cluster.status, probe, member.report(self.api_enablements),
+            member.threshold, now, s.cluster_success_threshold, s.cluster_failure_threshold,
+        )  # fmt: skip
+        wrote = update_status_if_changed(ctx.store, cluster, status)
+        ready = find_condition(status.conditions, READY)
+        settled = ready is not None and ready.status == observed_ready_condition(probe).status
+        member.steady = inputs if settled and not wrote else None
 
     # OCM registration agent ---------------------------------------------------------------
 
@@ -313,7 +331,6 @@ def _pull_cluster(name: str) -> dict[str, Any]:
 def _renew_lease(
     ctx: Context, namespace: str, name: str, owner: Resource, seconds: int, now: datetime
 ) -> None:
-    lease = ctx.cache.informer(LEASE).get(name, namespace)
     renewed = {
         "apiVersion": LEASE.api_version,
         "kind": LEASE.kind,
@@ -328,10 +345,10 @@ def _renew_lease(
             "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         },
     }
-    if lease is None:
-        ctx.store.create(renewed)
-    else:
+    try:
         ctx.store.patch(LEASE, name, namespace, {"spec": renewed["spec"]})
+    except NotFound:
+        ctx.store.create(renewed)
 
 
 def _owner_reference(owner: Resource) -> dict[str, Any]:
