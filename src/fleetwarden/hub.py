@@ -24,6 +24,8 @@ from fleetwarden.controllers.karmada.cluster_status import ClusterStatusControll
 from fleetwarden.controllers.karmada.cluster_taint_policy import cluster_taint_policy_controller
 from fleetwarden.controllers.karmada.detector import detector_controllers
 from fleetwarden.controllers.karmada.execution import execution_controller
+from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
+from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
 from fleetwarden.runtime.manager import Controller
 from fleetwarden.scheduling.karmada import scheduler_controller
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
@@ -46,6 +48,7 @@ def hub_controllers(members: Members, template_kinds: Iterable[KindInfo] = ()) -
         ClusterStatusController(members.probe, members.report).controller(),
         cluster_controller(lambda name: members.probe(name) is not None),
         cluster_taint_policy_controller(),
+        taint_manager_controller(),
         *detector_controllers(template_kinds),
         scheduler_controller(),
         resource_binding_controller(),
@@ -53,4 +56,5 @@ def hub_controllers(members: Members, template_kinds: Iterable[KindInfo] = ()) -
         execution_controller(members.delete_workload),
         resource_binding_status_controller(),
         cluster_resource_binding_status_controller(),
+        *graceful_eviction_controllers(),
     ]
