@@ -99,6 +99,8 @@ class _Member:
     # What the last status loop read, when it found nothing to report (see below).
     steady: tuple[str | None, Probe, MemberState] | None = None
     applied: dict[str, _Applied] = field(default_factory=dict)  # by Work uid
+    # The Work version and health last reported, by Work uid.
+    reported: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
 
     def probe(self) -> Probe:
         return Probe(online=self.state.reachable, healthy=self.state.ready)
@@ -268,6 +270,7 @@ class SimulatedFleet:
         present = {work.metadata.uid for work in works}
         # A Work gone without the execution controller (its finalizer removed by hand).
         member.applied = {uid: a for uid, a in member.applied.items() if uid in present}
+        member.reported = {uid: r for uid, r in member.reported.items() if uid in present}
         if not (isinstance(cluster, Cluster) and _ready(cluster)):
             return []
         wakeups: list[datetime] = []
@@ -280,7 +283,11 @@ class SimulatedFleet:
             healthy = member.state.workloads_healthy and now >= ready_at
             if member.state.workloads_healthy and not healthy:
                 wakeups.append(ready_at)
-            _report_work(ctx, work, applied.generation, healthy, now)
+            seen = (work.metadata.resource_version, healthy)
+            if member.reported.get(uid := str(work.metadata.uid)) != seen:
+                # Reported once per Work version and health: a repeat writes nothing new.
+                written = _report_work(ctx, work, applied.generation, healthy, now)
+                member.reported[uid] = (written or work.metadata.resource_version, healthy)
         return wakeups
 
 
@@ -360,14 +367,16 @@ def _owner_reference(owner: Resource) -> dict[str, Any]:
     }
 
 
-def _report_work(ctx: Context, work: Work, generation: int, healthy: bool, now: datetime) -> None:
+def _report_work(
+    ctx: Context, work: Work, generation: int, healthy: bool, now: datetime
+) -> str | None:
     status = work.status.model_copy()
     status.conditions = set_status_condition(work.status.conditions, _APPLIED, now)
     status.manifest_statuses = [
         _manifest_status(i, _member_object(manifest, generation, healthy))
         for i, manifest in enumerate(work.spec.workload.manifests or [])
     ]
-    update_status_if_changed(ctx.store, work, status)
+    return update_status_if_changed(ctx.store, work, status)
 
 
 def _member_object(manifest: Mapping[str, Any], generation: int, healthy: bool) -> dict[str, Any]:

@@ -7,15 +7,16 @@ from typing import Any
 from fleetwarden.store.interface import Store
 
 
-def update_status_if_changed(store: Store, obj: Any, status: Any) -> bool:
-    """Write `status` for the cached `obj` through the status subresource, if it differs.
+def update_status_if_changed(store: Store, obj: Any, status: Any) -> str | None:
+    """Write `status` for the cached `obj` through the status subresource, if it differs;
+    the new resourceVersion when it wrote, None when there was nothing to write.
 
     The write carries the resourceVersion read, so a stale cache fails with a conflict
     and the reconcile is retried on fresh data.
     """
     if status.to_dict() == obj.status.to_dict():
-        return False
+        return None
     updated = obj.model_copy()
     updated.status = status
-    store.update(updated.to_dict(), subresource="status")
-    return True
+    stored = store.update(updated.to_dict(), subresource="status")
+    return str(stored["metadata"]["resourceVersion"])
