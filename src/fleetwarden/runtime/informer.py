@@ -143,6 +143,13 @@ class Informer:
             keys = sorted(self._indices[index_name].get(value, ()))
             return [self._typed(key) for key in keys]
 
+    def index_values(self, index_name: str) -> list[str]:
+        """The values some object is indexed under, sorted (ListIndexFuncValues)."""
+        with self._lock:
+            if index_name not in self._indices:
+                raise KeyError(f"{self.info.kind} informer has no index {index_name!r}")
+            return sorted(self._indices[index_name])
+
     def list(self, namespace: str | None = None) -> list[Resource]:
         """The cached objects (of one namespace, if given), ordered by namespace and name."""
         with self._lock:

@@ -126,6 +126,16 @@ class Scheduler:
     _seen: dict[str, Cluster] = field(default_factory=dict)
     # The manager's cache, learnt from the first reconcile (see _on_cluster).
     _cache: Cache | None = None
+    # The compiled affinity of each distinct affinity the bindings index holds (see
+    # _affinity_index), so a cluster change is matched once per distinct affinity.
+    _compiled: dict[str, CompiledAffinity] = field(default_factory=dict)
+    # The index value of each binding at its last resourceVersion (the informer asks again
+    # for the old object when it replaces it).
+    _indexed: dict[str, tuple[str | None, list[str]]] = field(default_factory=dict)
+
+    @property
+    def _index(self) -> str:
+        return f"{self.scheduler_name}/enqueue-affinity"
 
     def controller(self) -> Controller:
         return Controller(
@@ -136,6 +146,10 @@ class Scheduler:
                 Watches(CLUSTER, self._on_cluster),
             ],
             reconcile=self.reconcile,
+            indexers={
+                RESOURCE_BINDING: {self._index: self._affinity_index},
+                CLUSTER_RESOURCE_BINDING: {self._index: self._affinity_index},
+            },
         )
 
     # --- when ------------------------------------------------------------------------------------
@@ -195,6 +209,7 @@ class Scheduler:
         self._handled.pop(key, None)
         self._attempts.pop(key, None)
         self._cluster_changed.discard(key)
+        self._indexed.pop(key, None)
 
     def _on_cluster(self, cluster: Any) -> list[str]:
         """updateCluster: a cluster's new labels or spec, or its deletion, concern the
@@ -225,25 +240,45 @@ class Scheduler:
         self._cluster_changed.update(keys)
         return keys
 
+    def _affinity_index(self, obj: Any) -> list[str]:
+        """The affinity (as JSON) a cluster change is matched against, ANY to enqueue the
+        binding on every cluster change, nothing when the scheduler ignores it."""
+        if not isinstance(obj, ResourceBinding | ClusterResourceBinding):
+            return []
+        key, version = _key(obj), obj.metadata.resource_version
+        memo = self._indexed.get(key)
+        if memo is not None and version is not None and memo[0] == version:
+            return memo[1]
+        values = self._index_values(obj)
+        self._indexed[key] = (version, values)
+        return values
+
+    def _index_values(self, obj: Binding) -> list[str]:
+        if not self._responsible(obj) or obj.spec.placement is None:
+            return []
+        affinity = _enqueue_affinity(obj)
+        if affinity is None:
+            return [_ANY]
+        text = affinity.model_dump_json()
+        if text not in self._compiled:
+            self._compiled[text] = CompiledAffinity(affinity)
+        return [text]
+
     def _affected(self, cache: Cache, clusters: list[Cluster]) -> set[str]:
-        """enqueueAffectedBindings: bindings whose observed affinity may match the cluster."""
+        """enqueueAffectedBindings: bindings whose observed affinity may match the cluster;
+        each distinct affinity is matched once, through the bindings index."""
         keys: set[str] = set()
-        compiled: dict[str, CompiledAffinity] = {}
         for info in (RESOURCE_BINDING, CLUSTER_RESOURCE_BINDING):
-            for binding in cache.informer(info).list():
-                if not isinstance(binding, ResourceBinding | ClusterResourceBinding):
+            informer = cache.informer(info)
+            for text in informer.index_values(self._index):
+                if text != _ANY and not any(self._compiled[text].matches(c) for c in clusters):
                     continue
-                if not self._responsible(binding) or binding.spec.placement is None:
-                    continue
-                affinity = _enqueue_affinity(binding)
-                if affinity is not None:
-                    text = affinity.model_dump_json()
-                    if text not in compiled:
-                        compiled[text] = CompiledAffinity(affinity)
-                    if not any(compiled[text].matches(c) for c in clusters):
-                        continue
-                keys.add(_key(binding))
+                keys.update(_key(b) for b in informer.by_index(self._index, text))  # type: ignore[arg-type]
         return keys
+
+
+# The _affinity_index value of a binding enqueued on every cluster change.
+_ANY = ""
 
 
 def _version(obj: Cluster) -> int:
@@ -355,8 +390,8 @@ def schedule_reason(binding: Binding, snapshot: Snapshot) -> str | None:
         or placement.replica_scheduling_type() == REPLICA_SCHEDULING_DUPLICATED
     ):
         return "scheduling type is duplicated"
-    targets = {t.name for t in spec.clusters or ()}
-    if any(c.deleting and c.name in targets for c in snapshot.clusters):
+    by_name = snapshot.by_name
+    if any((c := by_name.get(t.name)) is not None and c.deleting for t in spec.clusters or ()):
         return "some scheduled clusters are deleted"
     return None
 
