@@ -9,7 +9,6 @@ validating webhook.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Collection
 from typing import Any
 
@@ -17,6 +16,7 @@ from pydantic import BaseModel
 
 from fleetwarden.admission.chain import Mutate, Operation, Request
 from fleetwarden.admission.schema import Object, apply_defaults
+from fleetwarden.api.karmada import well_known
 from fleetwarden.api.meta import ObjectMeta, Resource
 
 CREATE = frozenset({Operation.CREATE})
@@ -66,13 +66,8 @@ def through_webhook(schema: Object, webhook: Mutate, operations: Collection[Oper
     return mutate
 
 
-# Upstream draws a random UUID. Ours derives one from the object's identity so that a run
-# replays exactly; an object deleted and created again gets its old id back.
-_PERMANENT_ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_DNS, "karmada.io")
-
-
 def permanent_id(kind: str, meta: ObjectMeta) -> str:
-    return str(uuid.uuid5(_PERMANENT_ID_NAMESPACE, f"{kind}/{meta.namespace}/{meta.name}"))
+    return well_known.permanent_id(kind, meta.namespace, meta.name)
 
 
 def set_label(meta: ObjectMeta, key: str, value: str) -> None:
