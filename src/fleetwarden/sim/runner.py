@@ -74,11 +74,12 @@ class Simulation:
         )
         self.chain = default_chain()
         self.admission = scenario.settings.admission_config()
-        self.fleet = SimulatedFleet(scenario.members, _enabled_kinds(scenario))
+        enabled = _enabled_kinds(scenario)
+        self.fleet = SimulatedFleet(scenario.members, enabled)
         manager = ControllerManager(self.store, self.clock, scenario.settings)
         # Members first: at t=0 the fleet registers before the hub acts on the objects.
         manager.add(self.fleet.controller())
-        for controller in hub_controllers(self.fleet, _enabled_kinds(scenario)):
+        for controller in hub_controllers(self.fleet, enabled):
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.timeline = Timeline(scenario.start_time, self.clock.now)
@@ -178,7 +179,7 @@ def merge_apply(current: Mapping[str, Any], doc: Mapping[str, Any]) -> dict[str,
     """The scenario's `apply` on an existing object (scenario.md): labels and annotations
     merged key by key (null removes), spec replaced whole, status replaced where given,
     every other top-level field replaced where given."""
-    merged = {k: v for k, v in current.items()}
+    merged = dict(current)
     for key, value in doc.items():
         if key != "metadata":
             merged[key] = value
