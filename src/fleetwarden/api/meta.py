@@ -50,8 +50,21 @@ def _parse_time(value: Any) -> datetime:
     return parsed.astimezone(UTC)
 
 
+# Datetime -> text, for every encode of an object repeats its timestamps as well. Only
+# plain UTC datetimes are kept: for them equal keys are the same instant, the same text.
+_FORMATTED: dict[datetime, str] = {}
+
+
 def format_time(value: datetime) -> str:
     """metav1.Time serialises to whole seconds in UTC."""
+    if type(value) is datetime and value.tzinfo is UTC:
+        text = _FORMATTED.get(value)
+        if text is None:
+            text = value.strftime("%Y-%m-%dT%H:%M:%SZ")
+            if len(_FORMATTED) >= _PARSED_MAX:
+                _FORMATTED.clear()
+            _FORMATTED[value] = text
+        return text
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

@@ -80,28 +80,31 @@ class EventRecorder:
     ) -> tuple[str, str]:
         namespace = ref.namespace or "default"
         stamp = (now - _UNIX_EPOCH) // timedelta(microseconds=1) * _NANOSECOND_PER_MICROSECOND
+        event = Event(
+            api_version="v1",
+            kind="Event",
+            metadata=ObjectMeta(name=f"{ref.name}.{stamp:x}", namespace=namespace),
+            involved_object=ref,
+            reason=reason,
+            message=message,
+            type=type_,
+            source=EventSource(component=self.component),
+            first_timestamp=now,
+            last_timestamp=now,
+            count=1,
+        )
+        # Built once: a retry differs only in its name (create copies the metadata it gets).
+        wire = event.to_dict()
         while True:
-            event = Event(
-                api_version="v1",
-                kind="Event",
-                metadata=ObjectMeta(name=f"{ref.name}.{stamp:x}", namespace=namespace),
-                involved_object=ref,
-                reason=reason,
-                message=message,
-                type=type_,
-                source=EventSource(component=self.component),
-                first_timestamp=now,
-                last_timestamp=now,
-                count=1,
-            )
+            name = wire["metadata"]["name"] = f"{ref.name}.{stamp:x}"
             try:
-                self._store.create(event.to_dict())
+                self._store.create(wire)
             except AlreadyExists:
                 # Two Events about one object at one instant (common in virtual time):
                 # the next nanosecond keeps names unique and deterministic.
                 stamp += 1
                 continue
-            return namespace, event.metadata.name
+            return namespace, name
 
 
 def _reference(obj: Resource) -> ObjectReference:

@@ -14,9 +14,11 @@ def update_status_if_changed(store: Store, obj: Any, status: Any) -> str | None:
     The write carries the resourceVersion read, so a stale cache fails with a conflict
     and the reconcile is retried on fresh data.
     """
-    if status.to_dict() == obj.status.to_dict():
+    wire = status.to_dict()
+    if wire == obj.status.to_dict():
         return None
-    updated = obj.model_copy()
-    updated.status = status
-    stored = store.update(updated.to_dict(), subresource="status")
+    # The status serialised once: obj with `status` set would dump as obj plus this field.
+    updated = obj.to_dict()
+    updated["status"] = wire
+    stored = store.update(updated, subresource="status")
     return str(stored["metadata"]["resourceVersion"])
