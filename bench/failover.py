@@ -4,8 +4,8 @@ region unreachable at once.
     .venv/bin/python bench/failover.py [--store memory|sqlite] [--clusters N]
         [--workloads N] [--policies N] [--failed N] [--profile]
 
-The whole hub runs in the virtual-time driver with simulated Push members: hub_controllers(),
-the taint manager and the graceful eviction controllers, with the Failover gate and
+The whole hub runs in the virtual-time driver with simulated Push members: hub_controllers()
+(taint manager and graceful eviction controllers included), with the Failover gate and
 enable-no-execute-taint-eviction on and resource-eviction-rate raised to 1,000,000/s, so
 evictions are paced only by the rate limiter's base delay (5 ms, one eviction per instant).
 Clusters sit in ten regions (region-0 is clusters 0, 10, 20, ...); each of the 100
@@ -39,13 +39,15 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from schedule import open_store, timed  # bench/schedule.py, next to this file
+from schedule import (  # bench/schedule.py, next to this file
+    cluster_propagation_policy,
+    open_store,
+    timed,
+)
 
 from fleetwarden.admission import default_chain
 from fleetwarden.api.meta import format_time
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
-from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
 from fleetwarden.hub import hub_controllers
 from fleetwarden.members.simulated import MemberState, SimulatedFleet
 from fleetwarden.runtime.clock import VirtualClock
@@ -102,21 +104,6 @@ def placement(p: int, clusters: int) -> dict[str, Any]:
                                         "maxGroups": 1}]  # fmt: skip
         result["replicaScheduling"] = {"replicaSchedulingType": "Duplicated"}
     return result
-
-
-def policy(p: int, clusters: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "policy.karmada.io/v1alpha1",
-        "kind": "ClusterPropagationPolicy",
-        "metadata": {"name": f"policy-{p:03d}"},
-        "spec": {
-            "resourceSelectors": [
-                {"apiVersion": "apps/v1", "kind": "Deployment",
-                 "labelSelector": {"matchLabels": {"policy": f"policy-{p:03d}"}}}
-            ],
-            "placement": placement(p, clusters),
-        },
-    }  # fmt: skip
 
 
 def deployment(w: int, policies: int) -> dict[str, Any]:
@@ -219,10 +206,6 @@ def build(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> No
     fleet = SimulatedFleet({n: MemberState() for n in names}, [DEPLOYMENT])
     manager = ControllerManager(store, clock, settings)
     controllers = [fleet.controller(), *hub_controllers(fleet)]
-    wired = {c.name for c in controllers}
-    for extra in (taint_manager_controller(), *graceful_eviction_controllers()):
-        if extra.name not in wired:
-            controllers.append(extra)
     clocks = ReconcileClocks()
     for controller in controllers:
         manager.add(clocks.wrap(controller))
@@ -243,7 +226,13 @@ def build(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> No
             for name in names:
                 driver.enqueue(MEMBER_AGENTS, name)
             for p in range(args.policies):
-                store.create(chain.admit(policy(p, args.clusters), None, now=clock.now()).to_dict())
+                store.create(
+                    chain.admit(
+                        cluster_propagation_policy(p, placement(p, args.clusters)),
+                        None,
+                        now=clock.now(),
+                    ).to_dict()
+                )
             for w in range(args.workloads):
                 store.create(
                     chain.admit(deployment(w, args.policies), None, now=clock.now()).to_dict()

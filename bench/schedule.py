@@ -299,7 +299,7 @@ def pipeline(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) ->
 
         def create() -> None:
             for p in range(args.policies):
-                admit(_policy(p))
+                admit(cluster_propagation_policy(p, placement(p)))
             for w in range(args.workloads):
                 admit(deployment(w, rng))
 
@@ -315,7 +315,8 @@ def pipeline(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) ->
     print(f"wall time: {total:.2f} s, {len(bindings) / total:,.0f} bindings/s")
 
 
-def _policy(p: int) -> dict[str, Any]:
+def cluster_propagation_policy(p: int, placement: dict[str, Any]) -> dict[str, Any]:
+    """Policy p selects the Deployments labelled `policy: policy-<p>`."""
     return {
         "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": "ClusterPropagationPolicy",
@@ -325,7 +326,7 @@ def _policy(p: int) -> dict[str, Any]:
                 {"apiVersion": "apps/v1", "kind": "Deployment",
                  "labelSelector": {"matchLabels": {"policy": f"policy-{p:03d}"}}}
             ],
-            "placement": placement(p),
+            "placement": placement,
         },
     }  # fmt: skip
 

@@ -1,5 +1,5 @@
-"""A whole hub for failover tests: hub_controllers() with the taint manager and the graceful
-eviction controllers, simulated Push members, in virtual time over a MemoryStore.
+"""A whole hub for failover tests: hub_controllers() (taint manager and graceful eviction
+controllers included), simulated Push members, in virtual time over a MemoryStore.
 Deployments and PropagationPolicies go through admission, so bindings are made by the
 detector and placed by the scheduler; taints are put on Clusters directly."""
 
@@ -15,8 +15,6 @@ from hub_harness import CLUSTER, CLUSTER_ROLE, CRB, DEPLOYMENT, EVENT, RB, WORK
 from fleetwarden.admission import default_chain
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.meta import format_time
-from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
-from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
 from fleetwarden.hub import hub_controllers
 from fleetwarden.members.simulated import MemberState, SimulatedFleet
 from fleetwarden.runtime.clock import VirtualClock
@@ -58,10 +56,6 @@ class FailoverHub:
         self.fleet = SimulatedFleet(states, [DEPLOYMENT, CLUSTER_ROLE])
         manager = ControllerManager(self.store, self.clock, self.settings)
         controllers = [self.fleet.controller(), *hub_controllers(self.fleet, [CLUSTER_ROLE])]
-        wired = {c.name for c in controllers}
-        for extra in (taint_manager_controller(), *graceful_eviction_controllers()):
-            if extra.name not in wired:  # once the lead wires them into hub_controllers()
-                controllers.append(extra)
         for controller in controllers:
             manager.add(controller)
         self.driver = VirtualDriver(manager)

@@ -42,7 +42,6 @@ from fleetwarden.runtime.clock import DEFAULT_EPOCH, VirtualClock
 from fleetwarden.runtime.events import EVENT, EventRecorder
 from fleetwarden.runtime.manager import DONE, Context, ControllerManager, VirtualDriver
 from fleetwarden.runtime.settings import Settings
-from fleetwarden.sim import runner
 from fleetwarden.sim.runner import Report, Simulation
 from fleetwarden.sim.scenario import parse
 from fleetwarden.store import MemoryStore
@@ -683,38 +682,14 @@ def test_a_deleted_cluster_with_nothing_left_goes_at_once() -> None:
 # --- scenarios -----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def wired(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The hub's controllers with the cluster and ClusterTaintPolicy controllers, after the
-    cluster status controller, where hub.py does not list them yet."""
-    composed = runner.hub_controllers
-
-    def hub_controllers(members: Any, template_kinds: Any = ()) -> list[Any]:
-        controllers = composed(members, template_kinds)
-        names = {c.name for c in controllers}
-        ours = [
-            cluster_controller(lambda name: members.probe(name) is not None),
-            cluster_taint_policy_controller(),
-        ]
-        return controllers[:1] + [c for c in ours if c.name not in names] + controllers[1:]
-
-    monkeypatch.setattr(runner, "hub_controllers", hub_controllers)
-
-
 def simulate(path: Path) -> Report:
     return Simulation(parse(yaml.safe_load(path.read_text()), str(path))).run()
 
 
 def example(name: str) -> Path:
-    """An example scenario, once it is in examples/scenarios: it joins them with hub.py
-    wiring the cluster and ClusterTaintPolicy controllers (test_examples_pass runs it)."""
-    path = EXAMPLES / name
-    if not path.exists():
-        pytest.skip(f"{name} is not in examples/scenarios yet")
-    return path
+    return EXAMPLES / name
 
 
-@pytest.mark.usefixtures("wired")
 def test_example_unreachable_member_taints() -> None:
     report = simulate(example("unreachable-member-taints.yaml"))
     assert report.failed == 0, [(o.path, o.at, o.actual) for o in report.outcomes if not o.passed]
