@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from test_cluster import Hub, at, condition, example, simulate, wired  # noqa: F401
+from test_cluster import Hub, at, condition, example, simulate
 
 from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import Conflict
@@ -440,7 +440,6 @@ def test_policy_and_cluster_controller_taints_live_side_by_side() -> None:
     assert hub.taints("member1") == []
 
 
-@pytest.mark.usefixtures("wired")
 def test_example_cluster_taint_policy() -> None:
     report = simulate(example("cluster-taint-policy.yaml"))
     assert report.failed == 0, [(o.path, o.at, o.actual) for o in report.outcomes if not o.passed]
