@@ -94,6 +94,8 @@ class Controller:
     workers: int = 1  # concurrent reconciles under the real driver
     # Indexes the controller looks objects up by; one name may be shared if the function is.
     indexers: Mapping[KindInfo, Mapping[str, IndexFunc]] = field(default_factory=dict)
+    # Keys queued when a driver starts: objects a controller must create that no event names.
+    start_keys: Sequence[str] = ()
 
 
 class ControllerManager:
@@ -191,6 +193,11 @@ class _Driver(ABC):
 
     _runners: list[_Runner]
 
+    def _queue_start_keys(self) -> None:
+        for runner in self._runners:
+            for key in runner.controller.start_keys:
+                runner.queue.add(key)
+
     def enqueue(self, controller: str, key: str) -> None:
         """Queue a key for a controller from outside any watch (a member joining, say)."""
         for runner in self._runners:
@@ -232,6 +239,7 @@ class VirtualDriver(_Driver):
         """List every watched kind and follow the store's writes from then on."""
         self.manager.cache.sync()
         self._unsubscribe = self.manager.store.subscribe(self.manager.cache.handle)
+        self._queue_start_keys()
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
@@ -307,6 +315,7 @@ class RealDriver(_Driver):
     def start(self) -> None:
         """List every watched kind (the cache is synced on return), then start the threads."""
         self._watch = self._list_and_watch()
+        self._queue_start_keys()
         self._spawn("informers", self._watch_loop)
         for runner in self._runners:
             for i in range(runner.controller.workers):
