@@ -16,6 +16,7 @@ from fleetwarden.api import core, karmada, ocm
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import KindInfo, split_api_version
 from fleetwarden.api.meta import Resource
+from fleetwarden.api.ocm import addon
 
 
 def _builtin(
@@ -195,7 +196,9 @@ def _plain(value: Any) -> Any:
     )
 
 
-REGISTRY = Registry([*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *karmada.KINDS, *ocm.KINDS])
+REGISTRY = Registry(
+    [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *karmada.KINDS, *ocm.KINDS, *addon.KINDS]
+)
 
 
 def decode(data: Mapping[str, Any]) -> Resource:

@@ -6,9 +6,11 @@ status controller), and runs the agent side of each dialect on the same clock as
 - karmada-agent for a Pull Cluster: renews its Lease in `karmada-cluster` every
   cluster-lease-duration × cluster-lease-renew-interval-fraction, and reports status
   every cluster-status-update-frequency with the success/failure thresholds;
-- OCM's registration agent for a ManagedCluster: renews `managed-cluster-lease` in the
-  cluster's namespace every leaseDurationSeconds, reports Joined and Available (False
-  only after 20 s of failed health checks, retried every 5 s), allocatable and capacity;
+- OCM's registration agent for a ManagedCluster, once the hub accepted it
+  (HubAcceptedManagedCluster True; before that it writes nothing): renews the renewTime of
+  `managed-cluster-lease`, which the hub creates in the cluster's namespace, every
+  leaseDurationSeconds, and reports Joined and Available (False only after 20 s of failed
+  health checks, retried every 5 s), allocatable and capacity;
 - for every Work in `karmada-es-<member>`, while the member's Cluster is Ready and the Work
   is neither suspended nor being deleted (the execution controller's rule, on the hub for
   Push and in karmada-agent for Pull): applies it and reports it Applied, with each
@@ -24,6 +26,7 @@ A member that is not reachable writes nothing at all and answers no probe.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -33,8 +36,12 @@ from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
 from fleetwarden.api.karmada.work import ManifestStatus, Work
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import Condition, Resource, find_condition
-from fleetwarden.api.ocm.cluster import ManagedCluster, ManagedClusterVersion
+from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
+from fleetwarden.api.ocm.cluster import (
+    CONDITION_HUB_ACCEPTED,
+    ManagedCluster,
+    ManagedClusterVersion,
+)
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.manager import Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.status import update_status_if_changed
@@ -123,6 +130,9 @@ class SimulatedFleet:
 
     def state(self, name: str) -> MemberState:
         return self.members[name].state
+
+    def backs(self, name: str) -> bool:
+        return name in self.members
 
     def probe(self, name: str) -> Probe | None:
         """A Push cluster's health probe; None for a cluster no simulated member backs."""
@@ -230,9 +240,14 @@ class SimulatedFleet:
     def _ocm_agent(
         self, member: _Member, cluster: ManagedCluster, ctx: Context, now: datetime
     ) -> list[datetime]:
+        if not _hub_accepted(cluster):
+            # Neither the lease nor the status before the hub accepts the cluster; both
+            # start at once when it does (its update wakes us), else the resync looks again.
+            member.next_lease = member.next_status = None
+            return [now + OCM_HEALTH_CHECK_PERIOD]
         seconds = cluster.spec.lease_duration_seconds or OCM_DEFAULT_LEASE_SECONDS
         if member.next_lease is None or now >= member.next_lease:
-            _renew_lease(ctx, cluster.name, OCM_LEASE_NAME, cluster, seconds, now)
+            _renew_ocm_lease(ctx, cluster.name, now)
             member.next_lease = now + timedelta(seconds=seconds)
         if member.next_status is None or now >= member.next_status:
             member.next_status = now + self._ocm_status(member, cluster, ctx, now)
@@ -356,6 +371,19 @@ def _renew_lease(
         ctx.store.patch(LEASE, name, namespace, {"spec": renewed["spec"]})
     except NotFound:
         ctx.store.create(renewed)
+
+
+def _hub_accepted(cluster: ManagedCluster) -> bool:
+    accepted = find_condition(cluster.status.conditions, CONDITION_HUB_ACCEPTED)
+    return accepted is not None and accepted.status == "True"
+
+
+def _renew_ocm_lease(ctx: Context, namespace: str, now: datetime) -> None:
+    """The registration agent's lease update: renewTime on the Lease the hub created; while
+    there is none, nothing (it tries again at its next renewal)."""
+    renewal = {"spec": {"renewTime": format_micro_time(now)}}
+    with contextlib.suppress(NotFound):
+        ctx.store.patch(LEASE, OCM_LEASE_NAME, namespace, renewal)
 
 
 def _owner_reference(owner: Resource) -> dict[str, Any]:
