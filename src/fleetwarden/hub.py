@@ -1,4 +1,5 @@
-"""The hub's controllers, composed in the order karmada-controller-manager starts them.
+"""The hub's controllers: Karmada's in the order karmada-controller-manager starts them,
+then OCM's registration controllers and placement scheduler in the order their hubs do.
 
 Layer 6: it sits above the controllers and the scheduler (both layer 5), so that the
 simulator and `fleetwarden up` run exactly the same set.
@@ -26,6 +27,19 @@ from fleetwarden.controllers.karmada.detector import detector_controllers
 from fleetwarden.controllers.karmada.execution import execution_controller
 from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
 from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
+from fleetwarden.controllers.ocm.addon import (
+    addon_feature_discovery_controller,
+    managed_cluster_addon_health_check_controller,
+)
+from fleetwarden.controllers.ocm.cluster_set import managed_cluster_set_controller
+from fleetwarden.controllers.ocm.cluster_set_binding import managed_cluster_set_binding_controller
+from fleetwarden.controllers.ocm.default_cluster_set import (
+    default_managed_cluster_set_controller,
+    global_managed_cluster_set_controller,
+)
+from fleetwarden.controllers.ocm.lease import clock_sync_controller, lease_controller
+from fleetwarden.controllers.ocm.managed_cluster import managed_cluster_controller
+from fleetwarden.controllers.ocm.taint import taint_controller
 from fleetwarden.runtime.manager import Controller
 from fleetwarden.scheduling.karmada import scheduler_controller
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
@@ -34,6 +48,11 @@ from fleetwarden.semantics.cluster_health import MemberReport, Probe
 class Members(Protocol):
     """How the hub reaches member clusters: probing Push ones, removing workloads."""
 
+    def backs(self, name: str) -> bool:
+        """Whether a member stands behind the cluster; one that does not is reported
+        externally and never timed out."""
+        ...
+
     def probe(self, name: str) -> Probe | None: ...
 
     def report(self, name: str) -> MemberReport | None: ...
@@ -41,12 +60,21 @@ class Members(Protocol):
     def delete_workload(self, name: str, work: Work) -> bool: ...
 
 
-def hub_controllers(members: Members, template_kinds: Iterable[KindInfo] = ()) -> list[Controller]:
+def hub_controllers(
+    members: Members, template_kinds: Iterable[KindInfo] = (), *, ocm: bool = True
+) -> list[Controller]:
     """Every hub controller; `template_kinds` adds resource kinds the detector must watch
-    besides the registered ones (custom resources)."""
+    besides the registered ones (custom resources); `ocm` adds OCM's hub."""
+    return [
+        *karmada_controllers(members, template_kinds),
+        *(ocm_controllers(members) if ocm else []),
+    ]
+
+
+def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Controller]:
     return [
         ClusterStatusController(members.probe, members.report).controller(),
-        cluster_controller(lambda name: members.probe(name) is not None),
+        cluster_controller(members.backs),
         cluster_taint_policy_controller(),
         taint_manager_controller(),
         *detector_controllers(template_kinds),
@@ -57,4 +85,20 @@ def hub_controllers(members: Members, template_kinds: Iterable[KindInfo] = ()) -
         resource_binding_status_controller(),
         cluster_resource_binding_status_controller(),
         *graceful_eviction_controllers(),
+    ]
+
+
+def ocm_controllers(members: Members) -> list[Controller]:
+    """The registration hub's controllers, then the placement controller."""
+    return [
+        managed_cluster_controller(),
+        taint_controller(),
+        lease_controller(members.backs),
+        clock_sync_controller(),
+        managed_cluster_set_controller(),
+        managed_cluster_set_binding_controller(),
+        default_managed_cluster_set_controller(),
+        global_managed_cluster_set_controller(),
+        managed_cluster_addon_health_check_controller(),
+        addon_feature_discovery_controller(),
     ]

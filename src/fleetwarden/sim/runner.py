@@ -36,6 +36,9 @@ from fleetwarden.store import MemoryStore
 
 EVENT = REGISTRY.info("v1", "Event")
 MEMBER_AGENTS = "member-agents"
+# OCM's hub runs in a scenario that mentions any of its kinds, so Karmada scenarios do not
+# grow its default and global ManagedClusterSets.
+OCM_GROUP_SUFFIX = "open-cluster-management.io"
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class Simulation:
         manager = ControllerManager(self.store, self.clock, scenario.settings)
         # Members first: at t=0 the fleet registers before the hub acts on the objects.
         manager.add(self.fleet.controller())
-        for controller in hub_controllers(self.fleet, enabled):
+        ocm = any(info.group.endswith(OCM_GROUP_SUFFIX) for info in enabled)
+        for controller in hub_controllers(self.fleet, enabled, ocm=ocm):
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.timeline = Timeline(scenario.start_time, self.clock.now)
