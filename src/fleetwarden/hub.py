@@ -42,6 +42,7 @@ from fleetwarden.controllers.ocm.managed_cluster import managed_cluster_controll
 from fleetwarden.controllers.ocm.taint import taint_controller
 from fleetwarden.runtime.manager import Controller
 from fleetwarden.scheduling.karmada import scheduler_controller
+from fleetwarden.scheduling.ocm.scheduling_controller import scheduling_controller
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
 
 
@@ -101,4 +102,5 @@ def ocm_controllers(members: Members) -> list[Controller]:
         global_managed_cluster_set_controller(),
         managed_cluster_addon_health_check_controller(),
         addon_feature_discovery_controller(),
+        scheduling_controller(),
     ]
