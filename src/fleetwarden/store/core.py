@@ -72,7 +72,8 @@ from fleetwarden.store.interface import (
     WatchEvent,
     collection_of,
 )
-from fleetwarden.store.patch import PatchError, json_patch, merge_patch
+from fleetwarden.store.merge_keys import merge_keys_for
+from fleetwarden.store.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 
 DEFAULT_EVENT_LOG_SIZE = 10_000
 # utilrand's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
@@ -316,6 +317,20 @@ class _Unprocessable(StatusError):
     reason = "Invalid"
 
 
+class _UnsupportedMediaType(StatusError):
+    """415 for a patch type the kind does not take (a strategic merge patch of a custom
+    resource), as the API server words it."""
+
+    code = 415
+    reason = "UnsupportedMediaType"
+
+    def __init__(self, accepted: Sequence[PatchType]) -> None:
+        super().__init__(
+            "the body of the request was in an unknown format - accepted media types "
+            "include: " + ", ".join(accepted)
+        )
+
+
 class _Txn:
     """The changes of one write (an object and its garbage-collected dependents), staged
     over the cache until the backend has committed them all."""
@@ -494,9 +509,9 @@ class CoreStore:
         with self._lock:
             key, entry = self._require(info, name, namespace)
             current = _thaw(entry.blob)
-            # Neither patch changes `current` (a merge patch shares what it leaves alone),
+            # No patch changes `current` (a merge patch shares what it leaves alone),
             # so it is the stored object _update compares with.
-            patched = _apply_patch(current, patch, patch_type)
+            patched = _apply_patch(info, current, patch, patch_type)
             meta = _metadata(patched)
             if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
                 raise BadRequest(
@@ -903,22 +918,31 @@ def _check_no_new_finalizers(info: KindInfo, old: Obj, new: Obj) -> None:
         )
 
 
-def _apply_patch(current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+def _apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+    apply = _patcher(info, patch_type)
     if isinstance(patch, str | bytes):
         try:
             patch = json.loads(patch)
         except ValueError as err:
             raise BadRequest(f"error decoding patch: {err}") from None
     try:
-        if patch_type == PatchType.JSON:
-            patched = json_patch(current, patch)
-        else:
-            patched = merge_patch(current, patch)
+        patched = apply(current, patch)
     except PatchError as err:
         raise _Unprocessable(str(err)) from None
     if not isinstance(patched, dict):
         raise BadRequest("the patched object is not a JSON object")
     return patched
+
+
+def _patcher(info: KindInfo, patch_type: PatchType) -> Callable[[Obj, Any], Any]:
+    if patch_type == PatchType.JSON:
+        return json_patch
+    if patch_type == PatchType.MERGE:
+        return merge_patch
+    merge_keys = merge_keys_for(info)
+    if merge_keys is None:  # a custom resource has no struct tags to merge by
+        raise _UnsupportedMediaType([PatchType.JSON, PatchType.MERGE])
+    return lambda current, patch: strategic_merge_patch(current, patch, merge_keys)
 
 
 def _parse(parse: Callable[[str], _S], text: str | None) -> _S | None:

@@ -34,6 +34,7 @@ class EventType(StrEnum):
 class PatchType(StrEnum):
     MERGE = "application/merge-patch+json"
     JSON = "application/json-patch+json"
+    STRATEGIC = "application/strategic-merge-patch+json"
 
 
 class WatchEvent:
