@@ -1,9 +1,14 @@
 """Admission for the OCM kinds: their CRD schemas (open-cluster-management-io/api
-cluster/*/0000_*.crd.yaml) and the hub's registration webhooks (ocm pkg/registration/webhook),
-one module per kind as upstream arranges them.
+cluster/*/0000_*.crd.yaml, addon/v1alpha1/0000_*.crd.yaml) and the hub's registration webhooks
+(ocm pkg/registration/webhook), one module per kind as upstream arranges them.
 """
 
 from fleetwarden.admission.chain import Plugin
-from fleetwarden.admission.ocm import cluster_set, managed_cluster, placement
+from fleetwarden.admission.ocm import addon, cluster_set, managed_cluster, placement
 
-PLUGINS: list[Plugin] = [*managed_cluster.PLUGINS, *cluster_set.PLUGINS, *placement.PLUGINS]
+PLUGINS: list[Plugin] = [
+    *managed_cluster.PLUGINS,
+    *cluster_set.PLUGINS,
+    *placement.PLUGINS,
+    *addon.PLUGINS,
+]
