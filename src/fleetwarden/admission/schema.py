@@ -4,7 +4,8 @@ Each kind's openAPIV3Schema is transcribed as far as admission needs it: default
 patterns, lengths, ranges, item counts and required fields. Defaulting works on the typed
 object and, as the API server's does, fills in only objects that exist (or that the schema
 itself defaults). Validation works on the object as it goes on the wire and words each error
-as apiextensions-apiserver turns kube-openapi's results into field errors.
+as apiextensions-apiserver turns kube-openapi's results into field errors, followed by the
+duplicates in lists the schema types as sets or maps (x-kubernetes-list-type).
 
 Errors come in a fixed order: an object's required fields, then its properties as the
 schema lists them. Upstream reports the required ones last and walks the properties in Go
@@ -14,12 +15,14 @@ map order, which varies from call to call.
 from __future__ import annotations
 
 import binascii
+import json
 import re
 from base64 import b64decode
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, get_args
+from typing import Any, Literal, get_args
 
 from fleetwarden.admission.chain import Mutate, Plugin, Request, Validate
 from fleetwarden.admission.golang import go_quote
@@ -50,9 +53,19 @@ class Integer:
 
 @dataclass(frozen=True, kw_only=True, eq=False)
 class Array:
+    """x-kubernetes-list-type "set" holds each item once, "map" each combination of the
+    x-kubernetes-list-map-keys fields; an atomic list (the default) may repeat anything."""
+
     items: Schema
     min_items: int | None = None
     max_items: int | None = None
+    list_type: Literal["set", "map"] | None = None
+    list_map_keys: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # The API server refuses a CRD that keys a list of another type, or a map list by nothing.
+        if (self.list_type == "map") != bool(self.list_map_keys):
+            raise ValueError("list_map_keys are for a list_type 'map' alone, and it needs some")
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -140,8 +153,15 @@ def _default_within(prop: Schema, value: object) -> None:
 # --- validation ---------------------------------------------------------------------------
 
 
-def schema_errors(schema: Object, obj: Model) -> ErrorList:
-    return _check(schema, obj.to_dict(), Path())
+def schema_errors(schema: Object, obj: Model, old: Model | None = None) -> ErrorList:
+    """The schema's errors, then the list types', as the API server's CRD strategy reports
+    them. On update it reports no duplicates if the stored object already had some."""
+    value = obj.to_dict()
+    errs = _check(schema, value, Path())
+    duplicates = _list_type_errors(schema, value, Path())
+    if duplicates and old is not None and _list_type_errors(schema, old.to_dict(), Path()):
+        duplicates = []
+    return errs + duplicates
 
 
 def _check(schema: Schema, value: Any, path: Path) -> ErrorList:
@@ -225,6 +245,89 @@ def _is_base64(value: str) -> bool:
     return True
 
 
+# --- list types: upstream's listtype.ValidateListSetsAndMaps --------------------------------
+
+
+@cache
+def _has_list_types(schema: Schema) -> bool:
+    match schema:
+        case Object():
+            return any(map(_has_list_types, schema.properties.values()))
+        case Array():
+            return schema.list_type is not None or _has_list_types(schema.items)
+        case Map():
+            return _has_list_types(schema.values)
+    return False
+
+
+def _list_type_errors(schema: Schema, value: Any, path: Path) -> ErrorList:
+    """A list's own duplicates before those within its items."""
+    if not _has_list_types(schema):
+        return []
+    match schema:
+        case Object() if isinstance(value, dict):
+            return [
+                e
+                for name, prop in schema.properties.items()
+                if name in value
+                for e in _list_type_errors(prop, value[name], path.child(name))
+            ]
+        case Map() if isinstance(value, dict):
+            return [
+                e
+                for key, item in value.items()
+                for e in _list_type_errors(schema.values, item, path.key(key))
+            ]
+        case Array() if isinstance(value, list):
+            errs = _duplicates(schema, value, path)
+            for i, item in enumerate(value):
+                errs += _list_type_errors(schema.items, item, path.index(i))
+            return errs
+    return []
+
+
+def _duplicates(schema: Array, items: list[Any], path: Path) -> ErrorList:
+    match schema.list_type:
+        case "set":
+            return _second_occurrences(items, path)
+        # An item that is not an object is the decoder's to refuse.
+        case "map" if all(item is None or isinstance(item, dict) for item in items):
+            return _second_occurrences([_map_key(schema, item) for item in items], path)
+    return []
+
+
+def _map_key(schema: Array, item: dict[str, Any] | None) -> dict[str, Any]:
+    """The item's key fields; a null item has none."""
+    key = {name: _key_field(schema.items, item, name) for name in schema.list_map_keys}
+    return {name: value for name, value in key.items() if value is not None}
+
+
+def _key_field(items: Schema, item: dict[str, Any] | None, name: str) -> object:
+    """A key field the item lacks (or nulls) counts as its default: the API server applies
+    defaults before it validates."""
+    if item is None:
+        return None
+    value = item.get(name)
+    if value is None and isinstance(items, Object):
+        prop = items.properties.get(name)
+        value = prop.default if isinstance(prop, String | Integer) else None
+    return value
+
+
+def _second_occurrences(values: list[Any], path: Path) -> ErrorList:
+    """Each value at the index where it comes a second time (a third is not reported).
+    Values are the same if their JSON is: so 1 and 1.0, or 1 and true, differ, as in Go."""
+    seen: Counter[str] = Counter()
+    errs: ErrorList = []
+    for i, value in enumerate(values):
+        identity = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        seen[identity] += 1
+        if seen[identity] == 2:
+            # Parsed back, the value has its maps' keys sorted, as Go's json.Marshal writes them.
+            errs.append(path.index(i).duplicate(json.loads(identity)))
+    return errs
+
+
 # --- plugins ------------------------------------------------------------------------------
 
 
@@ -237,7 +340,7 @@ def validation(schema: Object, webhook: Validate | None = None) -> Validate:
     object its own validation passed."""
 
     def validate(request: Request) -> ErrorList:
-        errors = schema_errors(schema, request.obj)
+        errors = schema_errors(schema, request.obj, request.old)
         return errors if errors or webhook is None else webhook(request)
 
     return validate
@@ -264,18 +367,19 @@ QUANTITY = (
 REASON = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
 
 # metav1.Condition, its properties in the order the CRDs list them.
-CONDITIONS = Array(
-    items=Object(
-        properties={
-            "message": String(max_length=32768),
-            "observedGeneration": Integer(minimum=0),
-            "reason": String(min_length=1, max_length=1024, pattern=REASON),
-            "status": String(enum=("True", "False", "Unknown")),
-            "type": String(max_length=316, pattern=QUALIFIED_NAME),
-        },
-        required=("lastTransitionTime", "message", "reason", "status", "type"),
-    )
+_CONDITION = Object(
+    properties={
+        "message": String(max_length=32768),
+        "observedGeneration": Integer(minimum=0),
+        "reason": String(min_length=1, max_length=1024, pattern=REASON),
+        "status": String(enum=("True", "False", "Unknown")),
+        "type": String(max_length=316, pattern=QUALIFIED_NAME),
+    },
+    required=("lastTransitionTime", "message", "reason", "status", "type"),
 )
+CONDITIONS = Array(items=_CONDITION)
+# Where the Go type marks them `+listType=map` and `+listMapKey=type`: one of each type.
+CONDITIONS_BY_TYPE = Array(items=_CONDITION, list_type="map", list_map_keys=("type",))
 
 # The requirements of a label, field or node selector term.
 REQUIREMENTS = Array(items=Object(required=("key", "operator")))

@@ -10,7 +10,7 @@ addon/v1alpha1/0000_01_addon.open-cluster-management.io_managedclusteraddons.crd
 from __future__ import annotations
 
 from fleetwarden.admission.schema import (
-    CONDITIONS,
+    CONDITIONS_BY_TYPE,
     DNS1123_LABEL,
     Array,
     Object,
@@ -45,7 +45,7 @@ _SCHEMA = Object(
         ),
         "status": Object(
             properties={
-                "conditions": CONDITIONS,
+                "conditions": CONDITIONS_BY_TYPE,
                 "configReferences": Array(
                     items=Object(
                         properties={
@@ -85,7 +85,9 @@ _SCHEMA = Object(
                 "supportedConfigs": Array(
                     items=Object(
                         properties={"group": _GROUP, "resource": _RESOURCE}, required=("resource",)
-                    )
+                    ),
+                    list_type="map",
+                    list_map_keys=("group", "resource"),
                 ),
             }
         ),

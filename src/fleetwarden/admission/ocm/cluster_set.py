@@ -45,7 +45,9 @@ def _cluster_set(exclusive: str, *, managed_namespaces: bool) -> Object:
     }
     if managed_namespaces:
         spec["managedNamespaces"] = Array(
-            items=Object(properties=MANAGED_NAMESPACE, required=("name",))
+            items=Object(properties=MANAGED_NAMESPACE, required=("name",)),
+            list_type="map",
+            list_map_keys=("name",),
         )
     return Object(
         properties={

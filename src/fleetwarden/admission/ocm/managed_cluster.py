@@ -12,7 +12,7 @@ from fleetwarden.admission.chain import Plugin, Request
 from fleetwarden.admission.golang import go_quote
 from fleetwarden.admission.ocm.cluster_set import MANAGED_NAMESPACE
 from fleetwarden.admission.schema import (
-    CONDITIONS,
+    CONDITIONS_BY_TYPE,
     QUALIFIED_NAME,
     QUANTITY,
     Array,
@@ -59,7 +59,7 @@ _SCHEMA = Object(
         ),
         "status": Object(
             properties={
-                "conditions": CONDITIONS,
+                "conditions": CONDITIONS_BY_TYPE,
                 "capacity": Map(values=String(pattern=QUANTITY)),
                 "allocatable": Map(values=String(pattern=QUANTITY)),
                 "clusterClaims": Array(
@@ -72,9 +72,11 @@ _SCHEMA = Object(
                 ),
                 "managedNamespaces": Array(
                     items=Object(
-                        properties={**MANAGED_NAMESPACE, "conditions": CONDITIONS},
+                        properties={**MANAGED_NAMESPACE, "conditions": CONDITIONS_BY_TYPE},
                         required=("clusterSet", "name"),
-                    )
+                    ),
+                    list_type="map",
+                    list_map_keys=("clusterSet", "name"),
                 ),
             }
         ),

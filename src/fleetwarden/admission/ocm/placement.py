@@ -9,7 +9,7 @@ Upstream: open-cluster-management-io/api cluster/v1beta1 and v1alpha1.
 from __future__ import annotations
 
 from fleetwarden.admission.schema import (
-    CONDITIONS,
+    CONDITIONS_BY_TYPE,
     QUALIFIED_NAME,
     SELECTOR,
     Array,
@@ -138,7 +138,7 @@ _PLACEMENT = Object(
         ),
         "status": Object(
             properties={
-                "conditions": CONDITIONS,
+                "conditions": CONDITIONS_BY_TYPE,
                 "decisionGroups": Array(
                     items=Object(properties={"clusterCount": Integer(default=0)})
                 ),
@@ -161,12 +161,14 @@ _ADD_ON_PLACEMENT_SCORE = Object(
     properties={
         "status": Object(
             properties={
-                "conditions": CONDITIONS,
+                "conditions": CONDITIONS_BY_TYPE,
                 "scores": Array(
                     items=Object(
                         properties={"value": Integer(minimum=-100, maximum=100)},
                         required=("name", "value"),
-                    )
+                    ),
+                    list_type="map",
+                    list_map_keys=("name",),
                 ),
             }
         )
