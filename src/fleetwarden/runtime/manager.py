@@ -30,6 +30,7 @@ from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock, VirtualClock
 from fleetwarden.runtime.events import EventRecorder
 from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, object_key
+from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.runtime.workqueue import WorkQueue, default_controller_rate_limiter
 from fleetwarden.store.interface import Store, Watch
@@ -63,6 +64,8 @@ class Context:
     clock: Clock
     settings: Settings
     recorder: EventRecorder
+    # The hub's metrics (runtime/metrics.py); time what you measure on `clock`.
+    metrics: Metrics = field(default_factory=Metrics)
 
 
 Reconcile = Callable[[str, Context], Result]
@@ -101,9 +104,16 @@ class Controller:
 class ControllerManager:
     """The controllers to run and what they share; give it to one driver to run them."""
 
-    def __init__(self, store: Store, clock: Clock, settings: Settings | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        clock: Clock,
+        settings: Settings | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
         self.store, self.clock = store, clock
         self.settings = settings or Settings()
+        self.metrics = metrics or Metrics()
         self.cache = Cache(store)
         self.controllers: list[Controller] = []
 
@@ -130,7 +140,7 @@ class ControllerManager:
         for watch in controller.watches:
             self.cache.informer(watch.info).add_event_handler(_enqueue(queue, watch.keys))
         recorder = EventRecorder(self.store, self.clock, controller.name)
-        context = Context(self.cache, self.store, self.clock, s, recorder)
+        context = Context(self.cache, self.store, self.clock, s, recorder, self.metrics)
         return _Runner(controller, queue, context)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
+from fleetwarden.runtime.metrics import seconds_since
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.cluster_health import (
     MemberReport,
@@ -38,10 +39,13 @@ class ClusterStatusController:
         return Controller(name=NAME, watches=[Watches(CLUSTER)], reconcile=self.reconcile)
 
     def reconcile(self, key: str, ctx: Context) -> Result:
+        start = ctx.clock.now()
         cluster = ctx.cache.informer(CLUSTER).get(key)
         probe = self.probe(key)
         if not isinstance(cluster, Cluster) or cluster.spec.sync_mode != "Push" or probe is None:
             self.thresholds.pop(key, None)
+            if cluster is None:
+                ctx.metrics.forget_cluster(key)
             return DONE
         report = self.report(key) or MemberReport("", [], {})
         s = ctx.settings
@@ -50,4 +54,5 @@ class ClusterStatusController:
             s.cluster_success_threshold, s.cluster_failure_threshold,
         )  # fmt: skip
         update_status_if_changed(ctx.store, cluster, status)
+        ctx.metrics.observe_cluster_sync(key, seconds_since(ctx.clock, start))
         return requeue_after(s.cluster_status_update_frequency)

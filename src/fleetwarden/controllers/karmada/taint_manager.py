@@ -71,6 +71,7 @@ from fleetwarden.controllers.karmada.work import (
 )
 from fleetwarden.runtime.informer import Cache, by_target_cluster, object_key, split_key
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
+from fleetwarden.runtime.metrics import BINDING_EVICTION, CLUSTER_BINDING_EVICTION, EvictionQueue
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.semantics.tolerations import no_execute_eviction
 
@@ -84,6 +85,11 @@ CRB_INDEX_BY_CLUSTER = "ClusterResourceBindingIndexByFieldCluster"
 MAX_EVICTION_DELAY = timedelta(seconds=1800)
 
 _ZERO = timedelta(0)
+# Upstream's eviction workers, whose metrics our pacers report under their names.
+_QUEUES = {
+    RESOURCE_BINDING.info.kind: BINDING_EVICTION,
+    CLUSTER_RESOURCE_BINDING.info.kind: CLUSTER_BINDING_EVICTION,
+}
 _INDEXES = (
     (RESOURCE_BINDING, RB_INDEX_BY_CLUSTER),
     (CLUSTER_RESOURCE_BINDING, CRB_INDEX_BY_CLUSTER),
@@ -207,7 +213,10 @@ class TaintManager:
         scope = RESOURCE_BINDING if namespace else CLUSTER_RESOURCE_BINDING
         pacer = self.pacers[scope.info.kind]
         binding = ctx.cache.informer(scope.info).get(name, namespace)
-        return self._sync(key, binding, scope, pacer, ctx)
+        result = self._sync(key, binding, scope, pacer, ctx)
+        if key not in pacer.reserved:
+            _queue(ctx, scope).track(key, scope.info.kind)  # not waiting (any more)
+        return result
 
     def _sync(
         self,
@@ -256,8 +265,10 @@ class TaintManager:
         interval = eviction_interval(ctx.settings)
         wait = pacer.wait(key, now, interval)
         if wait > _ZERO:
+            _queue(ctx, scope).track(key, scope.info.kind, due)
             return requeue_after(wait)
-        self._evict(binding, scope, due, ctx)
+        with ctx.metrics.eviction_processing(_QUEUES[scope.info.kind], ctx.clock):
+            self._evict(binding, scope, due, ctx)
         pacer.spend(key, now, interval, len(due))
         return next_look
 
@@ -289,6 +300,10 @@ class TaintManager:
                 "Evicted cluster %s from %s (purge mode %s)",
                 cluster, scope.describe(binding), options.purge_mode,
             )  # fmt: skip
+
+
+def _queue(ctx: Context, scope: BindingScope) -> EvictionQueue:
+    return ctx.metrics.eviction_queue(_QUEUES[scope.info.kind])
 
 
 def taint_manager_controller() -> Controller:

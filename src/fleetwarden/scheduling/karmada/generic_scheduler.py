@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -20,6 +21,7 @@ from fleetwarden.api.karmada.work import (
     ResourceBindingSpec,
     ResourceBindingStatus,
 )
+from fleetwarden.runtime.metrics import STEP_FILTER, STEP_SCORE
 from fleetwarden.scheduling.karmada.assignment import AssignRequest, assign_workload_replicas
 from fleetwarden.scheduling.karmada.estimator import MAX_INT32, GeneralEstimator, requirements_key
 from fleetwarden.scheduling.karmada.framework import (
@@ -108,14 +110,18 @@ class GenericScheduler:
         snapshot: Snapshot,
         *,
         empty_workload_propagation: bool = False,
+        step: Callable[[str], AbstractContextManager[None]] = lambda _: nullcontext(),
     ) -> list[Target]:
-        """The clusters for the binding and their replicas (the SuggestedClusters)."""
+        """The clusters for the binding and their replicas (the SuggestedClusters);
+        `step(name)` is entered around the Filter and Score steps (to time them)."""
         unit = ScheduleUnit.of(spec, status.scheduler_observed_affinity_name or "")
         scheduled = {t.name: t.replicas or 0 for t in spec.clusters or ()}
-        feasibility = self.framework.find_feasible(unit, scheduled, snapshot)
+        with step(STEP_FILTER):
+            feasibility = self.framework.find_feasible(unit, scheduled, snapshot)
         if not feasibility.clusters:
             raise FitError(len(snapshot.clusters), feasibility.failures)
-        scores = self.framework.score(unit, scheduled, feasibility)
+        with step(STEP_SCORE):
+            scores = self.framework.score(unit, scheduled, feasibility)
         demand = _Demand.of(spec)
         shared = self._shared_for(unit, demand, feasibility)
         own = {name for name in (*scheduled, *scores) if name in feasibility}

@@ -66,6 +66,7 @@ from fleetwarden.runtime.manager import (
     Watches,
     requeue_after,
 )
+from fleetwarden.runtime.metrics import RECONCILE_SCHEDULE, SCALE_SCHEDULE, seconds_since
 from fleetwarden.scheduling.karmada.cache import ClusterCache
 from fleetwarden.scheduling.karmada.framework import (
     FitError,
@@ -102,6 +103,8 @@ EVENT_SCHEDULE_BINDING_FAILED = "ScheduleBindingFailed"
 INITIAL_BACKOFF = timedelta(seconds=1)
 MAX_BACKOFF = timedelta(seconds=10)
 MAX_IN_UNSCHEDULABLE = timedelta(minutes=5)
+# The reason to schedule that is a ScaleSchedule in upstream's metrics.
+REPLICAS_CHANGED = "replicas scaled down or scaled up"
 
 Binding = ResourceBinding | ClusterResourceBinding
 
@@ -382,7 +385,7 @@ def schedule_reason(binding: Binding, snapshot: Snapshot) -> str | None:
     if placement_changed(placement, applied, status.scheduler_observed_affinity_name or ""):
         return "placement changed"
     if replicas_changed(spec, placement.replica_scheduling):
-        return "replicas scaled down or scaled up"
+        return REPLICAS_CHANGED
     if reschedule_required(spec.reschedule_triggered_at, status.last_scheduled_time):
         return "explicitly triggered reschedule"
     if (
@@ -434,6 +437,7 @@ class _Pass:
         self.scheduler, self.ctx, self.key, self.binding = scheduler, ctx, key, binding
         # The binding as last written (wire form), once this pass has written it.
         self.written: dict[str, Any] | None = None
+        self.failed = False  # whether the scheduling attempt ended in an error
 
     def run(self) -> Result:
         binding = self.binding
@@ -448,6 +452,7 @@ class _Pass:
         if binding.spec.placement is None:
             logger.error("failed to get placement from %s", _describe(binding))
             return self.scheduler.retry(self.key, self.ctx, None)
+        start = self.ctx.clock.now()
         snapshot = self.scheduler.clusters.snapshot(self.ctx.cache.informer(CLUSTER))
         reason = schedule_reason(binding, snapshot)
         if reason is None:
@@ -455,8 +460,13 @@ class _Pass:
             return self.done()
         logger.info("Start to schedule %s as %s", _describe(binding), reason)
         if binding.spec.placement.cluster_affinities is not None:
-            return self.with_cluster_affinities(snapshot, binding.spec.placement)
-        return self.with_cluster_affinity(snapshot)
+            result = self.with_cluster_affinities(snapshot, binding.spec.placement)
+        else:
+            result = self.with_cluster_affinity(snapshot)
+        schedule_type = SCALE_SCHEDULE if reason == REPLICAS_CHANGED else RECONCILE_SCHEDULE
+        seconds = seconds_since(self.ctx.clock, start)
+        self.ctx.metrics.binding_schedule(schedule_type, seconds, failed=self.failed)
+        return result
 
     def with_cluster_affinity(self, snapshot: Snapshot) -> Result:
         """scheduleResourceBindingWithClusterAffinity."""
@@ -514,6 +524,7 @@ class _Pass:
             status,
             snapshot,
             empty_workload_propagation=self.ctx.settings.enable_empty_workload_propagation,
+            step=lambda name: self.ctx.metrics.schedule_step(name, self.ctx.clock),
         )
 
     # --- writes ----------------------------------------------------------------------------------
@@ -539,6 +550,7 @@ class _Pass:
         """patchBindingStatusCondition: the Scheduled condition; on success also the
         observed generation (the one this pass wrote), the time and the affinity term."""
         condition, final = condition_for(err)
+        self.failed = err is not None
         now = self.ctx.clock.now()
         status = self.binding.status.model_copy()
         status.conditions = set_status_condition(status.conditions, condition, now)
