@@ -39,7 +39,6 @@ from fleetwarden.api.ocm.placement import (
     Placement,
     PlacementDecision,
 )
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.events import NORMAL, WARNING
 from fleetwarden.runtime.informer import Informer
 from fleetwarden.runtime.manager import Context
@@ -244,9 +243,11 @@ class Binder:
         namespace = self.placement.metadata.namespace
         informer = self.ctx.cache.informer(PLACEMENT_DECISION)
         existing = informer.get(decision.name, namespace)
-        if not isinstance(existing, PlacementDecision):
-            existing = self.create(decision)
-        wire, status = existing.to_dict(), decision.status()
+        if isinstance(existing, PlacementDecision):
+            wire = existing.to_dict()
+        else:
+            wire = self.create(decision)
+        status = decision.status()
         if _decisions(wire) != status["decisions"]:
             wire["status"] = status
             wire = self.ctx.store.update(wire, subresource="status")
@@ -260,7 +261,8 @@ class Binder:
                 PLACEMENT_DECISION, decision.name, namespace, {"metadata": metadata}
             )
 
-    def create(self, decision: Decision) -> PlacementDecision:
+    def create(self, decision: Decision) -> dict[str, Any]:
+        """The PlacementDecision created, as the store returns it."""
         meta = self.placement.metadata
         owner = {
             "apiVersion": PLACEMENT.api_version,
@@ -283,9 +285,7 @@ class Binder:
             }
         )
         self.event(NORMAL, DECISION_CREATE, decision.name, "created")
-        decoded = REGISTRY.decode(created)
-        assert isinstance(decoded, PlacementDecision)
-        return decoded
+        return created
 
     def record_update(self, name: str) -> None:
         """recordDecisionEvents: DecisionUpdate (Warning with the scheduler's warning), then

@@ -4,8 +4,9 @@ PlacementDecisions and status.
 
 Candidates: the clusters of the ManagedClusterSets bound to the Placement's namespace by a
 ManagedClusterSetBinding with condition Bound=True whose set exists, narrowed to
-spec.clusterSets when it names any; clusters being deleted are left out. The scheduler
-(fleetwarden.scheduling.ocm) selects among them; decisions.py groups and writes the result.
+spec.clusterSets when it names any; clusters being deleted are left out (set_members.py
+keeps each set's clusters as events come). The scheduler (fleetwarden.scheduling.ocm)
+selects among them; decisions.py groups and writes the result.
 
 Status: numberOfSelectedClusters, decisionGroups, and two conditions worded as upstream:
 PlacementMisconfigured (True, reason Misconfigured, `<plugin>:<message>`, when the scheduler
@@ -28,11 +29,13 @@ Its PlacementDecisions are owned by it and go with it (the store's garbage colle
 from __future__ import annotations
 
 import logging
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 
 from fleetwarden.api.meta import Condition
-from fleetwarden.api.ocm.cluster import ManagedCluster, ManagedClusterSet, ManagedClusterSetBinding
+from fleetwarden.api.ocm.cluster import ManagedCluster, ManagedClusterSetBinding
 from fleetwarden.api.ocm.placement import (
     CONDITION_MISCONFIGURED,
     CONDITION_SATISFIED,
@@ -49,6 +52,7 @@ from fleetwarden.runtime.manager import (
     Watches,
     requeue_after,
 )
+from fleetwarden.runtime.metrics import seconds_since
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.scheduling.ocm.cache_handle import CacheHandle
 from fleetwarden.scheduling.ocm.decisions import (
@@ -78,9 +82,8 @@ from fleetwarden.scheduling.ocm.kinds import (
     PLACEMENT_DECISION,
 )
 from fleetwarden.scheduling.ocm.scheduler import ScheduleResult, schedule
-from fleetwarden.semantics.cluster_sets import cluster_set_selector
+from fleetwarden.scheduling.ocm.set_members import ClusterSetError, cluster_set_members
 from fleetwarden.semantics.conditions import set_status_condition
-from fleetwarden.semantics.selectors import SelectorError
 
 logger = logging.getLogger(__name__)
 
@@ -155,9 +158,12 @@ class SchedulingController:
         if group_status.is_error():
             status = group_status
         decisions, group_statuses = placement_decisions(placement.metadata.name, groups)
+        bind_start = ctx.clock.now()  # ScheduleMetrics.StartBind
+        ctx.metrics.observe_placement_scheduling((bind_start - now).total_seconds())
         Binder(ctx, placement, result.prioritizer_scores, status).bind(decisions)
+        ctx.metrics.observe_placement_bind(seconds_since(ctx.clock, bind_start))  # Done
 
-        new = placement.status.model_copy(deep=True)
+        new = placement.status.model_copy()  # each field changed is replaced, not mutated
         new.number_of_selected_clusters = len(result.decisions)
         new.decision_groups = group_statuses
         satisfied = candidates.satisfied(placement, result, status)
@@ -173,8 +179,7 @@ class SchedulingController:
 # --- candidates (helpers.go) ---------------------------------------------------------------------
 
 
-class ClusterSetError(Exception):
-    """A bound set whose selector cannot be built: nothing is scheduled until it is fixed."""
+_name = attrgetter("metadata.name")
 
 
 @dataclass(frozen=True)
@@ -193,8 +198,9 @@ class Candidates:
         return cls(bindings, cluster_sets, available_clusters(cache, cluster_sets))
 
     def named(self, names: Sequence[str]) -> list[ManagedCluster]:
-        by_name = {c.metadata.name: c for c in self.clusters}
-        return [by_name[name] for name in names]
+        """The candidates of those names, found by bisection: candidates are sorted by name."""
+        clusters = self.clusters
+        return [clusters[bisect_left(clusters, name, key=_name)] for name in names]
 
     def satisfied(self, placement: Placement, result: ScheduleResult, status: Status) -> Condition:
         return satisfied_condition(
@@ -232,27 +238,7 @@ def eligible_cluster_sets(
 
 def available_clusters(cache: Cache, cluster_sets: Sequence[str]) -> list[ManagedCluster]:
     """GetAvailableClusters: the clusters of the sets, not being deleted, by name."""
-    informer = cache.informer(MANAGED_CLUSTER_SET)
-    selectors = []
-    for name in cluster_sets:
-        cluster_set = informer.get(name)
-        if not isinstance(cluster_set, ManagedClusterSet):
-            continue
-        try:
-            selectors.append(cluster_set_selector(cluster_set))
-        except SelectorError as err:
-            raise ClusterSetError(
-                f'failed to get clusters from ClusterSet "{name}": {err}'
-            ) from err
-    if not selectors:
-        return []
-    return [
-        c
-        for c in cache.informer(MANAGED_CLUSTER).list()
-        if isinstance(c, ManagedCluster)
-        and c.metadata.deletion_timestamp is None
-        and any(s.matches(c.metadata.labels) for s in selectors)
-    ]
+    return cluster_set_members(cache).clusters(cluster_sets)
 
 
 # --- conditions ----------------------------------------------------------------------------------

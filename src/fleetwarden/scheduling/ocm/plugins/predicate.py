@@ -17,7 +17,7 @@ once per distinct label value: a fleet has many clusters but few distinct values
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fleetwarden.api.errors import Path
@@ -75,19 +75,37 @@ class _ClusterSelector:
         return not self.labels and not self.claims
 
 
+# A requirement's key, and the clusters (by index) to look up: their values for that key.
+Values = Callable[[str, list[int]], list[str | None]]
+
+
 def _narrow(
-    indices: list[int],
-    maps: Sequence[Labels] | Mapping[int, Labels],
-    requirements: Sequence[Requirement],
+    indices: list[int], values_of: Values, requirements: Sequence[Requirement]
 ) -> list[int]:
-    """The indices whose map satisfies every requirement. A requirement reads only its key's
+    """The indices whose values satisfy every requirement. A requirement reads only its key's
     value, so it is asked once per distinct value."""
     for requirement in requirements:
         key = requirement.key
-        values = [maps[i].get(key) for i in indices]
+        values = values_of(key, indices)
         passing = {v for v in set(values) if requirement.matches({} if v is None else {key: v})}
         indices = [i for i, v in zip(indices, values, strict=True) if v in passing]
     return indices
+
+
+def _claim_values(clusters: list[ManagedCluster]) -> Values:
+    """Each cluster's claim of that name, as cluster_claims has it, without making the map."""
+
+    def values_of(key: str, indices: list[int]) -> list[str | None]:
+        values: list[str | None] = []
+        for i in indices:
+            value = None
+            for claim in clusters[i].status.cluster_claims or ():
+                if (claim.name or "") == key:
+                    value = claim.value or ""  # the last one wins, as in the map
+            values.append(value)
+        return values
+
+    return values_of
 
 
 def _matching(
@@ -99,19 +117,17 @@ def _matching(
     labels: list[Labels] = []
     if any(s.labels for s in selectors):
         labels = [c.metadata.labels or {} for c in clusters]
-    # Claims cost a dict per cluster: made only for clusters whose labels matched.
-    claims: dict[int, Labels] = {}
+
+    def label_values(key: str, indices: list[int]) -> list[str | None]:
+        return [labels[i].get(key) for i in indices]
+
+    claim_values = _claim_values(clusters)
+    everyone = range(len(clusters))
     matched: set[int] = set()
     for selector in selectors:
-        left = _narrow(
-            [i for i in range(len(clusters)) if i not in matched], labels, selector.labels
-        )
-        if selector.claims:
-            for i in left:
-                if i not in claims:
-                    claims[i] = cluster_claims(clusters[i])
-            left = _narrow(left, claims, selector.claims)
-        matched.update(left)
+        left = [i for i in everyone if i not in matched] if matched else list(everyone)
+        left = _narrow(left, label_values, selector.labels)
+        matched.update(_narrow(left, claim_values, selector.claims))
     return [clusters[i] for i in sorted(matched)]
 
 
