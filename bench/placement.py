@@ -50,6 +50,7 @@ from failover import ReconcileClocks  # bench/failover.py, next to this file
 from schedule import open_store, timed  # bench/schedule.py, next to this file
 
 from fleetwarden.api.meta import format_time
+from fleetwarden.api.ocm.placement import PLACEMENT_LABEL
 from fleetwarden.hub import ocm_controllers
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.clock import VirtualClock
@@ -384,8 +385,9 @@ def run(hub: Hub, args: argparse.Namespace, profiler: cProfile.Profile | None) -
 
     tainted = args.tainted
     phase(hub, f"(2) {cluster_name(tainted)} gets a NoSelect taint")
+    before = naming(hub, cluster_name(tainted))
     wall = measured(profiler, lambda: taint(hub, tainted))
-    report_taint(hub, tainted, args.placements, wall)
+    report_taint(hub, tainted, args.placements, wall, before)
     if profiler is not None:
         stats = pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime"))
         stats.print_stats(int(os.environ.get("ROWS", "40")))
@@ -431,22 +433,28 @@ def report_schedule(hub: Hub, placements: int, wall: float) -> None:
     print(f"wall time (1): {wall:.2f} s, {placements / wall:,.0f} Placements/s")
 
 
-def report_taint(hub: Hub, tainted: int, placements: int, wall: float) -> None:
+def naming(hub: Hub, cluster: str) -> set[str]:
+    """The Placements (namespace/name) whose decisions name the cluster."""
+    return {
+        f"{d['metadata']['namespace']}/{d['metadata']['labels'][PLACEMENT_LABEL]}"
+        for d in hub.store.list(PLACEMENT_DECISION).items
+        if any(c["clusterName"] == cluster for c in (d.get("status") or {}).get("decisions") or [])
+    }
+
+
+def report_taint(hub: Hub, tainted: int, placements: int, wall: float, before: set[str]) -> None:
     seen = seeing(tainted, placements)
     reconciled = set(hub.reconciled)
     name = cluster_name(tainted)
-    still = [
-        d["metadata"]["name"]
-        for d in hub.store.list(PLACEMENT_DECISION).items
-        if any(c["clusterName"] == name for c in (d.get("status") or {}).get("decisions") or [])
-    ]
-    tolerating = sum(p % 10 == 3 for p in range(placements) if _key(p) in seen)
+    still = naming(hub, name)
+    tolerating = {_key(p) for p in range(placements) if p % 10 == 3}
     print(f"  Placements that can see {name}: {len(seen):,} of {placements:,}; "
           f"re-evaluated: {len(reconciled):,} ({sum(hub.reconciled.values()):,} reconciles); "
           f"re-evaluated without seeing it: {len(reconciled - seen)}, seeing it but not "
           f"re-evaluated: {len(seen - reconciled)}")  # fmt: skip
-    print(f"  PlacementDecisions still naming it: {len(still)} "
-          f"(of the {tolerating} Placements that see it and tolerate the taint)")  # fmt: skip
+    print(f"  Placements whose decisions name it: {len(before)} before, {len(still)} after; "
+          f"all of those after tolerate the taint: {still <= tolerating}; every one before "
+          f"that tolerates it kept it: {before & tolerating <= still}")  # fmt: skip
     report_work(hub)
     print(f"wall time (2): {wall:.3f} s")
 
