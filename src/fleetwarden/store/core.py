@@ -511,7 +511,7 @@ class CoreStore:
             current = _thaw(entry.blob)
             # No patch changes `current` (a merge patch shares what it leaves alone),
             # so it is the stored object _update compares with.
-            patched = _apply_patch(info, current, patch, patch_type)
+            patched = apply_patch(info, current, patch, patch_type)
             meta = _metadata(patched)
             if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
                 raise BadRequest(
@@ -918,7 +918,7 @@ def _check_no_new_finalizers(info: KindInfo, old: Obj, new: Obj) -> None:
         )
 
 
-def _apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType) -> Obj:
     apply = _patcher(info, patch_type)
     if isinstance(patch, str | bytes):
         try:

@@ -1,0 +1,425 @@
+"""The hub's Kubernetes-compatible API server, as a plain ASGI application.
+
+`create_app(store, chain, clock)` serves every registered kind the way kube-apiserver
+serves it: discovery, CRUD with admission, the status subresource, watch, Tables for
+kubectl and OpenAPI documents, health and metrics. Blocking work (admission, the store)
+runs on a small thread pool; the event loop only moves bytes, so a watch that waits costs
+no thread of the pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import uvicorn
+
+from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
+from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.runtime.clock import Clock
+from fleetwarden.server import discovery, openapi, output
+from fleetwarden.server.http import (
+    AGGREGATED_DISCOVERY,
+    PLAIN_JSON,
+    PLAIN_YAML,
+    TABLE,
+    MediaType,
+    Request,
+    Response,
+    decode_json,
+    encode,
+    respond,
+    status_response,
+    text,
+)
+from fleetwarden.server.namespaces import ensure_system_namespaces
+from fleetwarden.server.patches import patch_type_of
+from fleetwarden.server.resources import ListOptions, Resources, WriteOptions, Written
+from fleetwarden.server.routes import PathNotFound, ResourcePath, group_version, resource_path
+from fleetwarden.server.validation import FieldValidation
+from fleetwarden.server.watch import WatchOptions, WatchSession
+from fleetwarden.store.interface import Store
+
+Scope = Mapping[str, Any]
+Message = Mapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+Metrics = Callable[[], bytes]
+_T = TypeVar("_T")
+
+log = logging.getLogger(__name__)
+
+# How often a watch that asked for bookmarks gets one (kube-apiserver: about a minute).
+BOOKMARK_INTERVAL = 60.0
+_READ_OFFERS = (PLAIN_JSON, TABLE, PLAIN_YAML)
+_WRITE_OFFERS = (PLAIN_JSON, PLAIN_YAML)
+_PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
+
+
+class MethodNotAllowed(StatusError):
+    code = 405
+    reason = "MethodNotAllowed"
+
+    def __init__(self) -> None:
+        super().__init__("the server does not allow this method on the requested resource")
+
+
+class App:
+    """The ASGI application; see create_app."""
+
+    def __init__(
+        self,
+        store: Store,
+        chain: AdmissionChain,
+        clock: Clock,
+        *,
+        ready: Callable[[], bool] | None = None,
+        metrics: Metrics | None = None,
+        admission: AdmissionConfig | None = None,
+        bookmark_interval: float = BOOKMARK_INTERVAL,
+        workers: int = 4,
+    ) -> None:
+        self.store, self.clock = store, clock
+        self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
+        self.discovery = discovery.build()
+        self.ready = ready or (lambda: True)
+        self.metrics = metrics
+        self.bookmark_interval = bookmark_interval
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="fleetwarden-api")
+        self._watches: set[WatchSession] = set()
+        self._closed = False
+        ensure_system_namespaces(store)
+
+    def close(self) -> None:
+        """End every watch and refuse new ones; thread-safe. Requests under way finish."""
+        self._closed = True
+        for session in list(self._watches):
+            session.close()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            request = Request.from_scope(scope, await _body(receive))
+            try:
+                await self._serve(request, receive, send)
+            except StatusError as exc:
+                await _send(send, status_response(exc))
+            except Exception as exc:
+                log.exception("%s %s", request.method, request.path)
+                await _send(send, status_response(StatusError(f"Internal error occurred: {exc}")))
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                self.close()
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _serve(self, request: Request, receive: Receive, send: Send) -> None:
+        parsed = group_version(request.path)
+        if parsed is None:
+            await _send(send, self._plain(request))
+            return
+        group, version, segments = parsed
+        if not segments:
+            await _send(send, self._group_version(group, version))
+            return
+        target = resource_path(group, version, segments)
+        if request.method == "GET" and (target.legacy_watch or request.flag("watch")):
+            await self._watch(request, target, receive, send)
+            return
+        await _send(send, await self._run(lambda: self._resource(request, target)))
+
+    async def _run(self, call: Callable[[], _T]) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    # non-resource paths ------------------------------------------------------------------
+
+    def _plain(self, request: Request) -> Response:
+        path = request.path.rstrip("/") or "/"
+        if path in ("/healthz", "/livez"):
+            return text(200, "ok")
+        if path == "/readyz":
+            return text(200, "ok") if self.ready() else text(500, "readyz check failed")
+        if path == "/version":
+            return respond(200, discovery.version_info())
+        if path == "/metrics" and self.metrics is not None:
+            return Response(200, self.metrics(), _PROMETHEUS)
+        if path == "/apis":
+            return self._discovery(request, self.discovery.group_list,
+                                   self.discovery.aggregated_groups)  # fmt: skip
+        if path == "/api":
+            return self._discovery(request, self.discovery.api_versions,
+                                   self.discovery.aggregated_core)  # fmt: skip
+        if path.startswith("/openapi/"):
+            request.accept((PLAIN_JSON,))  # 406 for the protobuf kubectl asks v2 in
+            document = _openapi(path)
+            if document is not None:
+                return respond(200, document)
+        if path.startswith("/apis/") and path.count("/") == 2:
+            group = self.discovery.groups.get(path.removeprefix("/apis/"))
+            if group is not None:
+                return respond(200, group)
+        raise PathNotFound()
+
+    def _discovery(
+        self, request: Request, legacy: dict[str, Any], aggregated: dict[str, Any]
+    ) -> Response:
+        media = request.accept((PLAIN_JSON, AGGREGATED_DISCOVERY))
+        return respond(200, aggregated if media is AGGREGATED_DISCOVERY else legacy, media)
+
+    def _group_version(self, group: str, version: str) -> Response:
+        resources = self.discovery.resource_lists.get((group, version))
+        if resources is None:
+            raise PathNotFound()
+        return respond(200, resources)
+
+    # resources ---------------------------------------------------------------------------
+
+    def _resource(self, request: Request, target: ResourcePath) -> Response:
+        info, namespace, name = target.info, target.namespace, target.name
+        method = request.method
+        if method == "GET":
+            media = request.accept(_READ_OFFERS)
+            if name is None:
+                listed = self.resources.list(info, namespace, _list_options(request))
+                return output.respond_list(info, listed, media, request, self.clock.now())
+            obj = self.resources.get(info, namespace, name)
+            return output.respond_object(info, obj, media, request, self.clock.now())
+        media = request.accept(_WRITE_OFFERS)
+        if method == "POST" and name is None:
+            if info.namespaced and namespace is None:
+                raise MethodNotAllowed()
+            written = self.resources.create(info, namespace, request.document(), _write(request))
+            return _written(201, written, media)
+        if method == "PUT" and name is not None:
+            written = self.resources.update(
+                info, namespace, name, target.subresource, request.document(), _write(request)
+            )
+            return _written(200, written, media)
+        if method == "PATCH" and name is not None:
+            patch_type = patch_type_of(request.content_type)
+            written = self.resources.patch(
+                info, namespace, name, target.subresource, request.body, patch_type,
+                _write(request),
+            )  # fmt: skip
+            return _written(200, written, media)
+        if method == "DELETE" and target.subresource is None:
+            options = _delete_options(request)
+            dry_run = _dry_run(request, options)
+            if name is None:
+                deleted = self.resources.delete_collection(
+                    info, namespace, _list_options(request), options, dry_run
+                )
+            else:
+                deleted = self.resources.delete(info, namespace, name, options, dry_run)
+            return respond(200, deleted, media)
+        raise MethodNotAllowed()
+
+    async def _watch(
+        self, request: Request, target: ResourcePath, receive: Receive, send: Send
+    ) -> None:
+        if self._closed:
+            raise StatusError("the server is shutting down")
+        media = request.accept(_READ_OFFERS)
+        render = output.renderer(target.info, media, request, self.clock.now)
+        options = _watch_options(request, target)
+        session = await self._run(
+            lambda: WatchSession(self.store, target.info, target.namespace, options)
+        )
+        self._watches.add(session)
+        try:
+            if self._closed:
+                session.close()
+            headers = [(b"content-type", str(media).encode()), (b"cache-control", b"no-cache")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await session.stream(send, receive, encode, render, self.bookmark_interval)
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the client went away mid-write
+        except Exception:
+            # The status line is sent: all that is left is to end the stream.
+            log.exception("watch %s", request.path)
+        finally:
+            session.close()
+            self._watches.discard(session)
+
+
+def _openapi(path: str) -> dict[str, Any] | None:
+    """/openapi/v2, /openapi/v3, /openapi/v3/api/v1, /openapi/v3/apis/{group}/{version}."""
+    if path == "/openapi/v2":
+        return openapi.openapi_v2()
+    if path == "/openapi/v3":
+        return openapi.openapi_v3_index()
+    parsed = group_version(path.removeprefix("/openapi/v3"))
+    if parsed is None or parsed[2]:
+        return None
+    return openapi.openapi_v3(parsed[0], parsed[1])
+
+
+def create_app(
+    store: Store,
+    chain: AdmissionChain,
+    clock: Clock,
+    *,
+    ready: Callable[[], bool] | None = None,
+    metrics: Metrics | None = None,
+    admission: AdmissionConfig | None = None,
+    bookmark_interval: float = BOOKMARK_INTERVAL,
+) -> App:
+    """The API server over the store: requests admitted by `chain` (with `admission`'s
+    settings) at `clock`'s time; `/readyz` asks `ready`, `/metrics` serves `metrics()`.
+    Creates the system namespaces (default, kube-system, kube-public) if missing."""
+    return App(
+        store,
+        chain,
+        clock,
+        ready=ready,
+        metrics=metrics,
+        admission=admission,
+        bookmark_interval=bookmark_interval,
+    )
+
+
+# request parsing -------------------------------------------------------------------------
+
+
+def _list_options(request: Request) -> ListOptions:
+    return ListOptions(
+        label_selector=request.param("labelSelector") or None,
+        field_selector=request.param("fieldSelector") or None,
+        limit=request.integer("limit"),
+        continue_=request.param("continue") or None,
+    )
+
+
+def _watch_options(request: Request, target: ResourcePath) -> WatchOptions:
+    field_selector = request.param("fieldSelector") or None
+    if target.name is not None:  # a watch of one object is a watch of its name
+        by_name = f"metadata.name={target.name}"
+        field_selector = f"{field_selector},{by_name}" if field_selector else by_name
+    timeout = request.integer("timeoutSeconds")
+    return WatchOptions(
+        resource_version=request.param("resourceVersion"),
+        label_selector=request.param("labelSelector") or None,
+        field_selector=field_selector,
+        timeout=float(timeout) if timeout is not None else None,
+        bookmarks=request.flag("allowWatchBookmarks"),
+    )
+
+
+def _write(request: Request) -> WriteOptions:
+    return WriteOptions(
+        dry_run=_dry_run(request, {}),
+        field_validation=FieldValidation.parse(request.param("fieldValidation")),
+    )
+
+
+def _dry_run(request: Request, options: Mapping[str, Any]) -> bool:
+    values = [*request.params("dryRun"), *(options.get("dryRun") or [])]
+    for value in values:
+        if value != "All":
+            raise BadRequest(f'dryRun: Unsupported value: "{value}": supported values: "All"')
+    return bool(values)
+
+
+def _delete_options(request: Request) -> dict[str, Any]:
+    """The DeleteOptions body of a DELETE, if any."""
+    if not request.body.strip():
+        return {}
+    options = decode_json(request.body)
+    if not isinstance(options, dict):
+        raise BadRequest("the body of a delete request must be a DeleteOptions object")
+    return options
+
+
+def _written(status: int, written: Written, media: MediaType) -> Response:
+    response = respond(status, written.object, media)
+    response.headers += [("warning", _warning(w)) for w in written.warnings]
+    return response
+
+
+def _warning(message: str) -> str:
+    """An RFC 7234 warning header value, as the API server sends field warnings."""
+    escaped = message.replace("\\", "\\\\").replace('"', '\\"')
+    return f'299 - "{escaped}"'
+
+
+async def _body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _send(send: Send, response: Response) -> None:
+    await send(
+        {"type": "http.response.start", "status": response.status,
+         "headers": response.raw_headers()}
+    )  # fmt: skip
+    await send({"type": "http.response.body", "body": response.body})
+
+
+class Server:
+    """The app served by uvicorn on a thread of its own, on `host` and `port` (0: a free
+    one); for tests and `fleetwarden up`. stop() ends every watch, then the server."""
+
+    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app, self.host, self.port = app, host, port
+        config = uvicorn.Config(
+            app, log_level="warning", access_log=False, timeout_graceful_shutdown=5
+        )
+        self._server = uvicorn.Server(config)
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self, timeout: float = 10.0) -> None:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError:
+            sock.close()
+            raise
+        self.port = sock.getsockname()[1]
+        self._thread = threading.Thread(
+            target=lambda: asyncio.run(self._server.serve(sockets=[sock])),
+            name="fleetwarden-api-server",
+            daemon=True,
+        )
+        self._thread.start()
+        deadline = time.monotonic() + timeout
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the API server did not start on {self.url}")
+            time.sleep(0.01)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.app.close()
+        self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def __enter__(self) -> Server:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

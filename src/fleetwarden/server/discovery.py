@@ -1,0 +1,182 @@
+"""API discovery: what kubectl and client libraries read to map kinds to URLs.
+
+Both forms are served: the legacy one (`/api`, `/apis`, then one APIResourceList per
+group version) and the aggregated one (apidiscovery.k8s.io/v2: every group's resources in
+one answer to `/api` and one to `/apis`), which kubectl asks for first. Every document is
+built once from the kind registry: what is served does not change while the server runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from fleetwarden import __version__
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.registry import REGISTRY, Registry
+
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+STATUS_VERBS = ["get", "patch", "update"]
+# The Kubernetes release whose API this server speaks (kubectl warns past one minor of skew).
+KUBE_VERSION = (1, 32, 0)
+
+_KUBE_VERSION_RE = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+_LEVEL = {"alpha": 0, "beta": 1, None: 2}
+
+
+def version_priority(version: str) -> tuple[int, int, int, int, str]:
+    """A sort key putting the preferred version first, as version.CompareKubeAwareVersionStrings
+    orders them: GA, then beta, then alpha, newest first; other names last, alphabetically."""
+    match = _KUBE_VERSION_RE.fullmatch(version)
+    if match is None:
+        return (1, 0, 0, 0, version)
+    major, level, minor = match.groups()
+    return (0, -_LEVEL[level], -int(major), -int(minor or 0), "")
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """Every discovery document, keyed the way the server looks them up."""
+
+    api_versions: dict[str, Any]
+    group_list: dict[str, Any]
+    groups: dict[str, dict[str, Any]]
+    resource_lists: dict[tuple[str, str], dict[str, Any]]
+    aggregated_core: dict[str, Any]
+    aggregated_groups: dict[str, Any]
+
+
+def build(registry: Registry = REGISTRY) -> Discovery:
+    by_group: dict[str, dict[str, list[KindInfo]]] = {}
+    for info in sorted(registry.kinds(), key=lambda i: i.plural):
+        by_group.setdefault(info.group, {}).setdefault(info.version, []).append(info)
+    versions = {
+        group: sorted(kinds_by_version, key=version_priority)
+        for group, kinds_by_version in by_group.items()
+    }
+    named = sorted(g for g in by_group if g)
+    groups = {g: _api_group(g, versions[g]) for g in named}
+    return Discovery(
+        api_versions={"kind": "APIVersions", "versions": versions.get("", [])},
+        group_list={"kind": "APIGroupList", "apiVersion": "v1", "groups": list(groups.values())},
+        groups=groups,
+        resource_lists={
+            (g, v): _resource_list(g, v, kinds)
+            for g, kinds_by_version in by_group.items()
+            for v, kinds in kinds_by_version.items()
+        },
+        aggregated_core=_aggregated([""] if "" in by_group else [], by_group, versions),
+        aggregated_groups=_aggregated(named, by_group, versions),
+    )
+
+
+def version_info() -> dict[str, str]:
+    """/version: a Kubernetes release kubectl accepts, marked as this server's build."""
+    major, minor, patch = KUBE_VERSION
+    return {
+        "major": str(major),
+        "minor": str(minor),
+        "gitVersion": f"v{major}.{minor}.{patch}+fleetwarden-{__version__}",
+        "gitCommit": "",
+        "gitTreeState": "",
+        "buildDate": "",
+        "goVersion": "",
+        "compiler": "",
+        "platform": "linux/amd64",
+    }
+
+
+def _group_version(group: str, version: str) -> dict[str, str]:
+    return {"groupVersion": f"{group}/{version}" if group else version, "version": version}
+
+
+def _api_group(group: str, versions: list[str]) -> dict[str, Any]:
+    listed = [_group_version(group, v) for v in versions]
+    return {
+        "kind": "APIGroup",
+        "apiVersion": "v1",
+        "name": group,
+        "versions": listed,
+        "preferredVersion": listed[0],
+    }
+
+
+def _resource_list(group: str, version: str, kinds: Iterable[KindInfo]) -> dict[str, Any]:
+    resources: list[dict[str, Any]] = []
+    for info in kinds:
+        resource: dict[str, Any] = {
+            "name": info.plural,
+            "singularName": info.singular,
+            "namespaced": info.namespaced,
+            "kind": info.kind,
+            "verbs": VERBS,
+        }
+        if info.short_names:
+            resource["shortNames"] = list(info.short_names)
+        if info.categories:
+            resource["categories"] = list(info.categories)
+        resources.append(resource)
+        if info.has_status:
+            resources.append(
+                {
+                    "name": f"{info.plural}/status",
+                    "singularName": "",
+                    "namespaced": info.namespaced,
+                    "kind": info.kind,
+                    "verbs": STATUS_VERBS,
+                }
+            )
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": _group_version(group, version)["groupVersion"],
+        "resources": resources,
+    }
+
+
+def _aggregated(
+    groups: list[str],
+    by_group: dict[str, dict[str, list[KindInfo]]],
+    versions: dict[str, list[str]],
+) -> dict[str, Any]:
+    return {
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": [
+            {
+                "metadata": {"name": group} if group else {},
+                "versions": [
+                    {
+                        "version": v,
+                        "resources": [_discovered(i) for i in by_group[group][v]],
+                        "freshness": "Current",
+                    }
+                    for v in versions[group]
+                ],
+            }
+            for group in groups
+        ],
+    }
+
+
+def _discovered(info: KindInfo) -> dict[str, Any]:
+    kind = {"group": info.group, "version": info.version, "kind": info.kind}
+    resource: dict[str, Any] = {
+        "resource": info.plural,
+        "responseKind": kind,
+        "scope": "Namespaced" if info.namespaced else "Cluster",
+        "singularResource": info.singular,
+        "verbs": VERBS,
+    }
+    if info.short_names:
+        resource["shortNames"] = list(info.short_names)
+    if info.categories:
+        resource["categories"] = list(info.categories)
+    if info.has_status:
+        resource["subresources"] = [
+            {"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}
+        ]
+    return resource

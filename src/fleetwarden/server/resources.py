@@ -1,0 +1,290 @@
+"""The REST verbs on one resource: what the API server's generic registry does between the
+HTTP handler and the store.
+
+Every create, update and patch goes through admission; an update or patch is admitted
+against the object it replaces, and written only if that object is still the stored one
+(a patch, or an update that names no resourceVersion, is retried on a newer one, as the
+API server's GuaranteedUpdate does). These functions block: the app calls them off its
+event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
+from fleetwarden.api.errors import BadRequest, Conflict, NotFound
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.runtime.clock import Clock
+from fleetwarden.server import namespaces
+from fleetwarden.server.validation import FieldValidation, check_fields
+from fleetwarden.store.core import apply_patch
+from fleetwarden.store.interface import Obj, PatchType, Store
+
+# Attempts at a write whose stored object keeps changing under it.
+_WRITE_ATTEMPTS = 5
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    dry_run: bool = False
+    field_validation: FieldValidation = FieldValidation.WARN
+
+
+@dataclass
+class Written:
+    """A write's result: the object (or Status) to send, and warnings for the client."""
+
+    object: Obj
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ListOptions:
+    label_selector: str | None = None
+    field_selector: str | None = None
+    limit: int | None = None
+    continue_: str | None = None
+
+
+class Resources:
+    def __init__(
+        self, store: Store, chain: AdmissionChain, clock: Clock, config: AdmissionConfig
+    ) -> None:
+        self.store, self.chain, self.clock, self.config = store, chain, clock, config
+
+    # reads -------------------------------------------------------------------------------
+
+    def get(self, info: KindInfo, namespace: str | None, name: str) -> Obj:
+        return self.store.get(info, name, namespace or "")
+
+    def list(self, info: KindInfo, namespace: str | None, options: ListOptions) -> Obj:
+        result = self.store.list(
+            info,
+            namespace,
+            label_selector=options.label_selector,
+            field_selector=options.field_selector,
+            limit=options.limit,
+            continue_=options.continue_,
+        )
+        meta: dict[str, Any] = {"resourceVersion": result.resource_version}
+        if result.continue_:
+            meta["continue"] = result.continue_
+        if result.remaining_item_count is not None:
+            meta["remainingItemCount"] = result.remaining_item_count
+        return list_document(info, meta, result.items)
+
+    # writes ------------------------------------------------------------------------------
+
+    def create(
+        self, info: KindInfo, namespace: str | None, body: Any, options: WriteOptions
+    ) -> Written:
+        obj = _addressed(info, namespace, None, body)
+        if info.namespaced:
+            namespaces.require_namespace(self.store, obj["metadata"]["namespace"])
+        admitted = self.chain.admit(obj, None, now=self.clock.now(), config=self.config)
+        warnings = check_fields(info, admitted, options.field_validation)
+        wire = admitted.to_dict()
+        if options.dry_run:
+            return Written(wire, warnings)
+        created = self.store.create(wire)
+        if info == namespaces.NAMESPACE:
+            created = namespaces.activate(self.store, created)
+        return Written(created, warnings)
+
+    def update(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        subresource: str | None,
+        body: Any,
+        options: WriteOptions,
+    ) -> Written:
+        obj = _addressed(info, namespace, name, body)
+        return self._write(info, namespace, name, subresource, lambda _: obj, options)
+
+    def patch(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        subresource: str | None,
+        patch: bytes,
+        patch_type: PatchType,
+        options: WriteOptions,
+    ) -> Written:
+        def patched(current: Obj) -> Obj:
+            new = apply_patch(info, current, patch, patch_type)
+            meta = new.get("metadata")
+            if not isinstance(meta, dict) or meta.get("name") != name:
+                found = meta.get("name") if isinstance(meta, dict) else None
+                raise BadRequest(
+                    f"the name of the object ({found}) does not match the name on the URL ({name})"
+                )
+            return new
+
+        return self._write(info, namespace, name, subresource, patched, options)
+
+    def delete(
+        self, info: KindInfo, namespace: str | None, name: str, body: Any, dry_run: bool
+    ) -> Obj:
+        current = self.get(info, namespace, name)
+        _check_preconditions(info, current, body)
+        if info == namespaces.NAMESPACE:
+            namespaces.check_deletable(name)
+        if dry_run:
+            return current
+        deleted = self.store.delete(info, name, namespace or "")
+        meta = deleted["metadata"]
+        if ("deletionTimestamp" in meta and meta.get("finalizers")) or not _builtin(info):
+            return deleted  # still terminating; a custom resource's registry returns it anyway
+        return {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Success",
+            "details": {
+                "name": name,
+                "group": info.group,
+                "kind": info.plural,
+                "uid": meta.get("uid", ""),
+            },
+        }
+
+    def delete_collection(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        options: ListOptions,
+        body: Any,
+        dry_run: bool,
+    ) -> Obj:
+        selectors = ListOptions(options.label_selector, options.field_selector)  # every page
+        listed = self.list(info, namespace, selectors)
+        deleted = []
+        for obj in listed["items"]:
+            meta = obj["metadata"]
+            try:
+                deleted.append(
+                    self.delete(info, meta.get("namespace"), meta["name"], body, dry_run)
+                )
+            except NotFound:
+                continue  # gone meanwhile
+        return list_document(info, listed["metadata"], deleted)
+
+    # internals ---------------------------------------------------------------------------
+
+    def _write(
+        self,
+        info: KindInfo,
+        namespace: str | None,
+        name: str,
+        subresource: str | None,
+        change: Callable[[Obj], Obj],
+        options: WriteOptions,
+    ) -> Written:
+        """Admit the change against the stored object and write it if that is still the
+        stored one; retried on a newer one unless the change names its own version."""
+        for attempt in range(_WRITE_ATTEMPTS):
+            current = self.get(info, namespace, name)
+            current_rv = current["metadata"]["resourceVersion"]
+            new = change(current)
+            if subresource == "status":
+                new = _with_status_of(current, new)
+            meta = new["metadata"] = dict(new["metadata"])
+            given_rv = meta.get("resourceVersion")
+            meta["resourceVersion"] = given_rv or current_rv
+            old = REGISTRY.decode(current)
+            admitted = self.chain.admit(new, old, now=self.clock.now(), config=self.config)
+            warnings = check_fields(info, admitted, options.field_validation)
+            wire = admitted.to_dict()
+            if options.dry_run:
+                return Written(wire, warnings)
+            try:
+                return Written(self.store.update(wire, subresource=subresource), warnings)
+            except Conflict:
+                if (given_rv and given_rv != current_rv) or attempt == _WRITE_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+
+def list_document(info: KindInfo, metadata: Mapping[str, Any], items: list[Obj]) -> Obj:
+    return {
+        "kind": f"{info.kind}List",
+        "apiVersion": info.api_version,
+        "metadata": dict(metadata),
+        "items": items,
+    }
+
+
+def _addressed(info: KindInfo, namespace: str | None, name: str | None, body: Any) -> Obj:
+    """The request body as an object of the URL's kind, in the URL's namespace and name."""
+    if not isinstance(body, dict):
+        raise BadRequest(f"the body of the request must be a {info.kind} object")
+    obj = dict(body)
+    for key, expected, what in (
+        ("apiVersion", info.api_version, "API version"),
+        ("kind", info.kind, "kind"),
+    ):
+        given = obj.setdefault(key, expected)
+        if given != expected:
+            raise BadRequest(
+                f"the {what} in the data ({given}) does not match the expected {what} ({expected})"
+            )
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise BadRequest("metadata must be an object")
+    meta = obj["metadata"] = dict(meta)
+    if info.namespaced and namespace and meta.setdefault("namespace", namespace) != namespace:
+        raise BadRequest(
+            "the namespace of the provided object does not match the namespace sent on the request"
+        )
+    if name is not None and meta.get("name") != name:
+        raise BadRequest(
+            f"the name of the object ({meta.get('name')}) does not match the name on the URL "
+            f"({name})"
+        )
+    return obj
+
+
+def _with_status_of(current: Obj, new: Obj) -> Obj:
+    """What a status write admits: the stored object with the new status (and the new
+    resourceVersion precondition); the rest of the new object is ignored."""
+    merged = {**current, "metadata": dict(current["metadata"])}
+    new_rv = (new.get("metadata") or {}).get("resourceVersion")
+    if new_rv:
+        merged["metadata"]["resourceVersion"] = new_rv
+    if "status" in new:
+        merged["status"] = new["status"]
+    else:
+        merged.pop("status", None)
+    return merged
+
+
+def _check_preconditions(info: KindInfo, current: Obj, body: Any) -> None:
+    """DeleteOptions.preconditions: the uid and resourceVersion the object must still have."""
+    preconditions = body.get("preconditions") if isinstance(body, dict) else None
+    if not isinstance(preconditions, dict):
+        return
+    meta = current["metadata"]
+    for key, field_name in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
+        wanted = preconditions.get(key)
+        if wanted and wanted != meta.get(key):
+            raise Conflict(
+                info.plural,
+                info.group,
+                meta["name"],
+                f"Precondition failed: {field_name} in precondition: {wanted}, "
+                f"{field_name} in object meta: {meta.get(key)}",
+            )
+
+
+def _builtin(info: KindInfo) -> bool:
+    """A Kubernetes kind (its registry answers a delete with a Status, not the object)."""
+    return not info.group or "." not in info.group or info.group.endswith(".k8s.io")

@@ -1,0 +1,518 @@
+"""meta.k8s.io/v1 Table: what the API server answers kubectl's
+`Accept: application/json;as=Table;v=v1;g=meta.k8s.io`.
+
+A custom resource's columns are its CRD's additionalPrinterColumns (printer_columns.py),
+evaluated as apiextensions-apiserver's table convertor does. Built-in kinds (and Karmada's
+aggregated Cluster) have the columns of the API server's printers; those without one here
+get the custom resources' default, Name and Age. The server computes the wide (priority 1)
+columns too: kubectl shows them with `-o wide`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
+from decimal import Decimal
+from functools import cache
+from typing import Any
+
+from fleetwarden.api.errors import BadRequest
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import LabelSelector, parse_time
+from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
+from fleetwarden.server.jsonpath import JSONPath, compile_path
+from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS, PrinterColumn
+
+Obj = Mapping[str, Any]
+
+_NAME_DOC = (
+    "Name must be unique within a namespace. Is required when creating resources, although "
+    "some resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names"
+)
+_AGE_DOC = DEFAULT_COLUMNS[0].description
+_CONTAINERS_DOC = "Names of each container in the template."
+_IMAGES_DOC = "Images referenced by each container in the template."
+
+
+def table(
+    info: KindInfo,
+    objects: Sequence[Obj],
+    *,
+    include_object: str = "Metadata",
+    now: datetime,
+    resource_version: str = "",
+    continue_: str = "",
+    remaining_item_count: int | None = None,
+) -> dict[str, Any]:
+    """The Table of these objects (one for a get, all of a list's items for a list).
+
+    include_object is the request's `includeObject`: None, Metadata (the default: each row
+    carries a PartialObjectMetadata) or Object (the whole object)."""
+    row_object = _ROW_OBJECTS.get(include_object or "Metadata")
+    if row_object is None:
+        raise BadRequest(f'unrecognized includeObject value: "{include_object}"')
+    columns, cells = _printer(info)
+    metadata: dict[str, Any] = {}
+    if resource_version:
+        metadata["resourceVersion"] = resource_version
+    if continue_:
+        metadata["continue"] = continue_
+    if remaining_item_count is not None:
+        metadata["remainingItemCount"] = remaining_item_count
+    return {
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+        "columnDefinitions": [dict(c) for c in columns],
+        "rows": [{"cells": cells(obj, now), "object": row_object(obj)} for obj in objects],
+    }
+
+
+def _partial_metadata(obj: Obj) -> dict[str, Any]:
+    return {
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": dict(obj.get("metadata") or {}),
+    }
+
+
+_ROW_OBJECTS: dict[str, Callable[[Obj], Any]] = {
+    "None": lambda _obj: None,
+    "Metadata": _partial_metadata,
+    "Object": dict,
+}
+
+Column = dict[str, Any]
+Cells = Callable[[Obj, datetime], list[Any]]
+
+
+def _column(
+    name: str, type_: str = "string", description: str = "", *, format_: str = "", priority: int = 0
+) -> Column:
+    """metav1.TableColumnDefinition, every field present as Go encodes it."""
+    return {
+        "name": name,
+        "type": type_,
+        "format": format_,
+        "description": description,
+        "priority": priority,
+    }
+
+
+_NAME_COLUMN = _column("Name", description=_NAME_DOC, format_="name")
+_AGE_COLUMN = _column("Age", description=_AGE_DOC)
+
+
+Printer = tuple[tuple[Column, ...], Cells]
+
+
+@cache
+def _printer(info: KindInfo) -> Printer:
+    printer = _PRINTERS.get((info.group, info.kind))
+    if printer is not None:
+        return printer
+    crd = PRINTER_COLUMNS.get((info.group, info.version, info.kind), DEFAULT_COLUMNS)
+    return _crd_printer(crd)
+
+
+# --- custom resources: the CRD's printer columns ------------------------------------------
+
+
+def _crd_printer(crd: Sequence[PrinterColumn]) -> Printer:
+    columns = [
+        _column(
+            c.name,
+            c.type,
+            c.description
+            or f"Custom resource definition column (in JSONPath format): {c.json_path}",
+            format_=c.format,
+            priority=c.priority,
+        )
+        for c in crd
+    ]
+    paths = [(compile_path(c.json_path), c.type) for c in crd]
+
+    def cells(obj: Obj, now: datetime) -> list[Any]:
+        return [_name(obj), *(_crd_cell(path, type_, obj, now) for path, type_ in paths)]
+
+    return (_NAME_COLUMN, *columns), cells
+
+
+def _crd_cell(path: JSONPath, type_: str, obj: Obj, now: datetime) -> Any:
+    """The first value the column's JSONPath finds, as the column's type shows it."""
+    found = path.find(obj)
+    if not found or found[0] is None:
+        return None
+    value = found[0]
+    if type_ == "string":
+        return _text(value)
+    if type_ == "integer" and _is_number(value):
+        return int(value)
+    if type_ == "number" and _is_number(value):
+        return float(value)
+    if type_ == "boolean" and isinstance(value, bool):
+        return value
+    if type_ == "date" and isinstance(value, str):
+        return _since(None if value == "null" else value, now)
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _text(value: Any) -> str:
+    """client-go jsonpath's printing of one value: maps and lists as JSON, the rest as Go's
+    fmt prints them."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict | list):
+        text = json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float(value)
+    return str(value)
+
+
+def _go_float(value: float) -> str:
+    """fmt's %v of a float64: the shortest digits, with an exponent below 1e-4 or from 1e6."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}[repr(value)]
+    sign, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    assert isinstance(exponent, int)
+    magnitude = len(digits) + exponent - 1 if any(digits) else 0
+    if -4 <= magnitude < 6:
+        text = format(Decimal(repr(abs(value))).normalize(), "f")
+    else:
+        mantissa = "".join(map(str, digits))
+        mantissa = mantissa[0] + ("." + mantissa[1:] if len(mantissa) > 1 else "")
+        text = f"{mantissa}e{'-' if magnitude < 0 else '+'}{abs(magnitude):02d}"
+    return ("-" if sign else "") + text
+
+
+# --- built-in kinds: the API server's printers (pkg/printers/internalversion) ---------------
+
+
+def _name(obj: Obj) -> str:
+    return str(_get(obj, "metadata", "name") or "")
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for key in path:
+        obj = obj.get(key) if isinstance(obj, Mapping) else None
+    return obj
+
+
+def _since(timestamp: Any, now: datetime) -> str:
+    """translateTimestampSince: "<unknown>" for a zero time, "<invalid>" for no time."""
+    if not timestamp:
+        return "<unknown>"
+    try:
+        return _human_duration(now - parse_time(timestamp))
+    except ValueError:
+        return "<invalid>"
+
+
+def _age(obj: Obj, now: datetime) -> str:
+    return _since(_get(obj, "metadata", "creationTimestamp"), now)
+
+
+def _human_duration(elapsed: timedelta) -> str:
+    """apimachinery's duration.HumanDuration: two or three significant figures."""
+    seconds = int(elapsed.total_seconds())
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if minutes < 10:
+        return f"{minutes}m{seconds % 60}s" if seconds % 60 else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    if hours < 8:
+        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return f"{days}d{hours % 24}h" if hours % 24 else f"{days}d"
+    if hours < 24 * 365 * 2:
+        return f"{days}d"
+    if hours < 24 * 365 * 8:
+        years, rest = divmod(days, 365)
+        return f"{years}y{rest}d" if rest else f"{years}y"
+    return f"{days // 365}y"
+
+
+def _containers(obj: Obj) -> tuple[str, str]:
+    """layoutContainerCells: the template's container names and images, comma separated."""
+    containers = _get(obj, "spec", "template", "spec", "containers") or []
+    names = ",".join(str(c.get("name", "")) for c in containers)
+    return names, ",".join(str(c.get("image", "")) for c in containers)
+
+
+def _selector(obj: Obj) -> str:
+    raw = _get(obj, "spec", "selector")
+    try:
+        selector = None if raw is None else LabelSelector.model_validate(raw)
+        return str(label_selector_as_selector(selector))
+    except (SelectorError, ValueError):
+        return "<invalid>"
+
+
+def _namespace_cells(obj: Obj, now: datetime) -> list[Any]:
+    # The API server sets the phase on create and on delete; an object without one is new.
+    phase = _get(obj, "status", "phase") or (
+        "Terminating" if _get(obj, "metadata", "deletionTimestamp") else "Active"
+    )
+    return [_name(obj), phase, _age(obj, now)]
+
+
+def _event_cells(obj: Obj, now: datetime) -> list[Any]:
+    first = _since(obj.get("firstTimestamp"), now)
+    if not obj.get("firstTimestamp"):
+        first = _since(obj.get("eventTime"), now)
+    last = _since(obj.get("lastTimestamp"), now) if obj.get("lastTimestamp") else first
+    count = obj.get("count") or 1  # a singleton event of the new API has no count
+    series = obj.get("series")
+    if series is not None:
+        last, count = _since(series.get("lastObservedTime"), now), series.get("count", 0)
+    involved = obj.get("involvedObject") or {}
+    target = str(involved.get("kind", "")).lower()
+    if involved.get("name"):
+        target = f"{target}/{involved['name']}"
+    source = obj.get("source") or {}
+    component = source.get("component") or obj.get("reportingController") or ""
+    instance = source.get("host") or obj.get("reportingInstance") or ""
+    return [
+        last,
+        obj.get("type", ""),
+        obj.get("reason", ""),
+        target,
+        involved.get("fieldPath", ""),
+        f"{component}, {instance}" if instance else component,
+        str(obj.get("message", "")).strip(),
+        first,
+        count,
+        _name(obj),
+    ]
+
+
+def _deployment_cells(obj: Obj, now: datetime) -> list[Any]:
+    status = obj.get("status") or {}
+    desired = _get(obj, "spec", "replicas")
+    ready = f"{status.get('readyReplicas', 0)}/{1 if desired is None else desired}"
+    names, images = _containers(obj)
+    return [
+        _name(obj),
+        ready,
+        status.get("updatedReplicas", 0),
+        status.get("availableReplicas", 0),
+        _age(obj, now),
+        names,
+        images,
+        _selector(obj),
+    ]
+
+
+def _stateful_set_cells(obj: Obj, now: datetime) -> list[Any]:
+    desired = _get(obj, "spec", "replicas")
+    ready = f"{_get(obj, 'status', 'readyReplicas') or 0}/{1 if desired is None else desired}"
+    return [_name(obj), ready, _age(obj, now), *_containers(obj)]
+
+
+def _config_map_cells(obj: Obj, now: datetime) -> list[Any]:
+    data = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
+    return [_name(obj), data, _age(obj, now)]
+
+
+def _secret_cells(obj: Obj, now: datetime) -> list[Any]:
+    type_ = obj.get("type") or "Opaque"  # the API server defaults it on create
+    return [_name(obj), type_, len(obj.get("data") or {}), _age(obj, now)]
+
+
+def _lease_cells(obj: Obj, now: datetime) -> list[Any]:
+    return [_name(obj), _get(obj, "spec", "holderIdentity") or "", _age(obj, now)]
+
+
+def _cluster_cells(obj: Obj, now: datetime) -> list[Any]:
+    """Karmada's aggregated API server prints its Cluster itself (pkg/printers)."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    ready = next(
+        (c.get("status") for c in status.get("conditions") or [] if c.get("type") == "Ready"),
+        "Unknown",
+    )
+    return [
+        _name(obj),
+        status.get("kubernetesVersion", ""),
+        spec.get("syncMode", ""),
+        ready,
+        _age(obj, now),
+        ",".join(spec.get("zones") or []) or "<none>",
+        spec.get("region") or "<none>",
+        spec.get("provider") or "<none>",
+        spec.get("apiEndpoint", ""),
+        spec.get("proxyURL") or "<none>",
+    ]
+
+
+def _wide(name: str, description: str) -> Column:
+    return _column(name, description=description, priority=1)
+
+
+# The column descriptions are the API types' swagger docs, as upstream's printers take them.
+_EVENT_COLUMNS = (
+    _column(
+        "Last Seen",
+        description="The time at which the most recent occurrence of this event was recorded.",
+    ),
+    _column(
+        "Type",
+        description="Type of this event (Normal, Warning), new types could be added in the future",
+    ),
+    _column(
+        "Reason",
+        description="This should be a short, machine understandable string that gives the "
+        "reason for the transition into the object's current status.",
+    ),
+    _column("Object", description="The object that this event is about."),
+    _wide(
+        "Subobject",
+        "If referring to a piece of an object instead of an entire object, this string should "
+        "contain a valid JSON/Go field access statement, such as "
+        "desiredState.manifest.containers[2]. For example, if the object reference is to a "
+        'container within a pod, this would take on a value like: "spec.containers{name}" '
+        '(where "name" refers to the name of the container that triggered the event) or if no '
+        'container name is specified "spec.containers[2]" (container with index 2 in this '
+        "pod). This syntax is chosen only to have some well-defined way of referencing a part "
+        "of an object.",
+    ),
+    _wide(
+        "Source",
+        "The component reporting this event. Should be a short machine understandable string.",
+    ),
+    _column("Message", description="A human-readable description of the status of this operation."),
+    _wide(
+        "First Seen",
+        "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)",
+    ),
+    _wide("Count", "The number of times this event has occurred."),
+    {**_NAME_COLUMN, "priority": 1},
+)
+
+_DEPLOYMENT_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Ready", description="Number of the pod with ready state"),
+    _column(
+        "Up-to-date",
+        description="Total number of non-terminated pods targeted by this deployment that have "
+        "the desired template spec.",
+    ),
+    _column(
+        "Available",
+        description="Total number of available pods (ready for at least minReadySeconds) "
+        "targeted by this deployment.",
+    ),
+    _AGE_COLUMN,
+    _wide("Containers", _CONTAINERS_DOC),
+    _wide("Images", _IMAGES_DOC),
+    _wide(
+        "Selector",
+        "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be "
+        "the ones affected by this deployment.",
+    ),
+)
+
+_STATEFUL_SET_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Ready", description="Number of the pod with ready state"),
+    _AGE_COLUMN,
+    _wide("Containers", _CONTAINERS_DOC),
+    _wide("Images", _IMAGES_DOC),
+)
+
+_CONFIG_MAP_COLUMNS = (
+    _NAME_COLUMN,
+    _column(
+        "Data",
+        description="Data contains the configuration data. Each key must consist of "
+        "alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must "
+        "use the BinaryData field. The keys stored in Data must not overlap with the keys in "
+        "the BinaryData field, this is enforced during validation process.",
+    ),
+    _AGE_COLUMN,
+)
+
+_SECRET_COLUMNS = (
+    _NAME_COLUMN,
+    _column(
+        "Type",
+        description="Used to facilitate programmatic handling of secret data. More info: "
+        "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+    ),
+    _column(
+        "Data",
+        description="Data contains the secret data. Each key must consist of alphanumeric "
+        "characters, '-', '_' or '.'. The serialized form of the secret data is a base64 "
+        "encoded string, representing the arbitrary (possibly non-string) data value here. "
+        "Described in https://tools.ietf.org/html/rfc4648#section-4",
+    ),
+    _AGE_COLUMN,
+)
+
+_LEASE_COLUMNS = (
+    _NAME_COLUMN,
+    _column(
+        "Holder",
+        description="holderIdentity contains the identity of the holder of a current lease. If "
+        "Coordinated Leader Election is used, the holder identity must be equal to the elected "
+        "LeaseCandidate.metadata.name field.",
+    ),
+    _AGE_COLUMN,
+)
+
+# karmada-io/karmada pkg/printers/internalversion/printers.go
+_CLUSTER_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Version", description="KubernetesVersion represents version of the member cluster."),
+    _column(
+        "Mode",
+        description="SyncMode describes how a cluster sync resources from karmada control plane.",
+    ),
+    _column(
+        "Ready",
+        description="The aggregate readiness state of this cluster for accepting workloads.",
+    ),
+    _AGE_COLUMN,
+    _wide(
+        "Zones",
+        "Zones represents the failure zones(also called availability zones) of the member "
+        "cluster. The zones are presented as a slice to support the case that cluster runs "
+        "across multiple failure zones.",
+    ),
+    _wide("Region", "Region represents the region of the member cluster locate in."),
+    _wide("Provider", "Provider represents the cloud provider name of the member cluster."),
+    _wide("API-Endpoint", "The API endpoint of the member cluster."),
+    _wide("Proxy-URL", "ProxyURL is the proxy URL for the cluster."),
+)
+
+_PRINTERS: dict[tuple[str, str], Printer] = {
+    ("", "Namespace"): (
+        (_NAME_COLUMN, _column("Status", description="The status of the namespace"), _AGE_COLUMN),
+        _namespace_cells,
+    ),
+    ("", "Event"): (_EVENT_COLUMNS, _event_cells),
+    ("", "ConfigMap"): (_CONFIG_MAP_COLUMNS, _config_map_cells),
+    ("", "Secret"): (_SECRET_COLUMNS, _secret_cells),
+    ("apps", "Deployment"): (_DEPLOYMENT_COLUMNS, _deployment_cells),
+    ("apps", "StatefulSet"): (_STATEFUL_SET_COLUMNS, _stateful_set_cells),
+    ("coordination.k8s.io", "Lease"): (_LEASE_COLUMNS, _lease_cells),
+    ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
+}

@@ -1,0 +1,214 @@
+"""Watch over HTTP: the store's events for one collection, streamed as newline-delimited
+`{"type": ..., "object": ...}` JSON until the client leaves, the timeout passes or the
+server stops.
+
+A store watch blocks its reader, so a small thread per watch hands its events to the
+event loop. Selectors are applied here, as the API server's cacher applies them: an
+object that stops matching is sent as DELETED, one that starts matching as ADDED. The
+store keeps no previous state of an object, so what a client already has is tracked from
+what this watch sent; a watch resumed from a resourceVersion starts from the objects that
+match when it starts (one that matched at that version but no longer does when the watch
+starts gets no DELETED).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fleetwarden.api.errors import BadRequest, Expired
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.semantics.selectors import (
+    FieldSelector,
+    Selector,
+    SelectorError,
+    parse_field_selector,
+    parse_selector,
+)
+from fleetwarden.store.interface import EventType, Obj, Store, Watch, WatchEvent
+
+Send = Callable[[Mapping[str, Any]], Awaitable[None]]
+Receive = Callable[[], Awaitable[Mapping[str, Any]]]
+Encode = Callable[[Any], bytes]
+Render = Callable[[Obj], Any]
+
+# kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after this.
+DEFAULT_TIMEOUT = 1800.0
+_SELECTABLE = ("metadata.name", "metadata.namespace")
+
+
+@dataclass(frozen=True)
+class WatchOptions:
+    resource_version: str | None = None
+    label_selector: str | None = None
+    field_selector: str | None = None
+    timeout: float | None = None
+    bookmarks: bool = False
+
+
+class _Filter:
+    """The selectors, and which objects the client holds as matching them."""
+
+    def __init__(self, labels: Selector | None, fields: FieldSelector | None) -> None:
+        self.labels, self.fields = labels, fields
+        self.visible: set[tuple[str, str]] = set()
+
+    @property
+    def active(self) -> bool:
+        return self.labels is not None or self.fields is not None
+
+    def matches(self, obj: Obj) -> bool:
+        meta = obj["metadata"]
+        if self.labels is not None and not self.labels.matches(meta.get("labels")):
+            return False
+        fields = {"metadata.name": meta["name"], "metadata.namespace": meta.get("namespace", "")}
+        return self.fields is None or self.fields.matches(fields)
+
+    def translate(self, event: WatchEvent) -> str | None:
+        """The event type the client sees, or None when the event is none of its business."""
+        if not self.active:
+            return event.type.value
+        meta = event.object["metadata"]
+        key = (meta.get("namespace", ""), meta["name"])
+        held = key in self.visible
+        if event.type is not EventType.DELETED and self.matches(event.object):
+            self.visible.add(key)
+            return EventType.MODIFIED.value if held else EventType.ADDED.value
+        self.visible.discard(key)
+        return EventType.DELETED.value if held else None
+
+
+def _selectors(options: WatchOptions) -> _Filter:
+    try:
+        labels = parse_selector(options.label_selector) if options.label_selector else None
+        fields = parse_field_selector(options.field_selector) if options.field_selector else None
+    except SelectorError as err:
+        raise BadRequest(str(err)) from None
+    for requirement in fields.requirements if fields else ():
+        if requirement.field not in _SELECTABLE:
+            raise BadRequest(f"field label not supported: {requirement.field}")
+    return _Filter(labels, fields)
+
+
+class WatchSession:
+    """One client's watch, opened (blocking: call it off the event loop) and then streamed."""
+
+    def __init__(
+        self, store: Store, info: KindInfo, namespace: str | None, options: WatchOptions
+    ) -> None:
+        self.info, self.options = info, options
+        self.filter = _selectors(options)
+        self.expired: Expired | None = None
+        self.watch: Watch | None = None
+        rv = options.resource_version
+        if rv in (None, "", "0"):
+            # Read before the watch opens, so no event at or below it is still to come.
+            self.last_rv = store.resource_version
+            self.watch = store.watch(info, namespace, "0")
+            return
+        assert rv is not None
+        if self.filter.active:
+            listed = store.list(info, namespace, label_selector=options.label_selector,
+                                field_selector=options.field_selector)  # fmt: skip
+            self.filter.visible = {
+                (o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in listed.items
+            }
+        try:
+            self.watch = store.watch(info, namespace, rv)
+        except Expired as exc:
+            self.expired = exc
+        self.last_rv = int(rv) if rv.isdigit() else 0
+
+    def close(self) -> None:
+        """Thread-safe: ends the stream (its pump thread lets the last events through)."""
+        if self.watch is not None:
+            self.watch.close()
+
+    async def stream(
+        self, send: Send, receive: Receive, encode: Encode, render: Render, interval: float
+    ) -> None:
+        """Send the events as the body of a 200 response whose headers are sent already."""
+        if self.expired is not None or self.watch is None:
+            error = self.expired or Expired("watch closed")
+            await _chunk(send, encode({"type": "ERROR", "object": error.status()}))
+            return
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[WatchEvent | None] = asyncio.Queue()
+        _start_pump(self.watch, loop, queue)
+        listener = asyncio.ensure_future(_until_disconnect(receive, queue))
+        try:
+            await self._relay(send, queue, encode, render, interval)
+        finally:
+            self.watch.close()
+            listener.cancel()
+
+    async def _relay(
+        self,
+        send: Send,
+        queue: asyncio.Queue[WatchEvent | None],
+        encode: Encode,
+        render: Render,
+        interval: float,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        timeout = self.options.timeout if self.options.timeout is not None else DEFAULT_TIMEOUT
+        deadline = loop.time() + timeout
+        bookmark_at = loop.time() + interval
+        while (now := loop.time()) < deadline:
+            wait = min(deadline, bookmark_at) - now if self.options.bookmarks else deadline - now
+            try:
+                first = await asyncio.wait_for(queue.get(), max(wait, 0))
+            except TimeoutError:
+                if self.options.bookmarks and loop.time() >= bookmark_at:
+                    await _chunk(send, encode(self._bookmark()))
+                    bookmark_at = loop.time() + interval
+                continue
+            batch = [first]
+            while not queue.empty() and batch[-1] is not None:
+                batch.append(queue.get_nowait())
+            lines = [self._line(e, encode, render) for e in batch if e is not None]
+            await _chunk(send, b"".join(line for line in lines if line))
+            if batch[-1] is None:
+                return
+
+    def _line(self, event: WatchEvent, encode: Encode, render: Render) -> bytes | None:
+        self.last_rv = max(self.last_rv, event.resource_version)
+        kind = self.filter.translate(event)
+        if kind is None:
+            return None
+        return encode({"type": kind, "object": render(event.object)})
+
+    def _bookmark(self) -> dict[str, Any]:
+        obj = {
+            "kind": self.info.kind,
+            "apiVersion": self.info.api_version,
+            "metadata": {"resourceVersion": str(self.last_rv)},
+        }
+        return {"type": "BOOKMARK", "object": obj}
+
+
+def _start_pump(
+    watch: Watch, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[WatchEvent | None]
+) -> None:
+    def pump() -> None:
+        with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody is left
+            for event in watch:
+                loop.call_soon_threadsafe(queue.put_nowait, event)
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    threading.Thread(target=pump, name="fleetwarden-watch", daemon=True).start()
+
+
+async def _until_disconnect(receive: Receive, queue: asyncio.Queue[WatchEvent | None]) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        continue
+    queue.put_nowait(None)
+
+
+async def _chunk(send: Send, body: bytes) -> None:
+    if body:
+        await send({"type": "http.response.body", "body": body, "more_body": True})
