@@ -90,12 +90,6 @@ def test_taint_of_a_missing_cluster_is_not_found() -> None:
     assert 'clusters.cluster.karmada.io "member9" not found' in err
 
 
-def test_taint_without_local_explains_there_is_no_hub_yet() -> None:
-    code, _, err = run("taint", "clusters", "member1", "foo:NoSchedule")
-    assert code == 1
-    assert "--local -f FILE" in err
-
-
 def test_validate_reports_admitted_and_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(

@@ -1,29 +1,48 @@
-"""`fleetwarden taint`: `karmadactl taint` for Clusters, `kubectl taint` for ManagedClusters."""
+"""`fleetwarden taint`: `karmadactl taint` for Clusters, `kubectl taint` for ManagedClusters.
+
+Against the hub, each cluster is read, its taints edited and written back by a patch that
+carries the resourceVersion read, so an edit made meanwhile (the cluster controller's
+not-ready taint, say) is never lost: the command reads again and retries. With
+`--local -f FILE` it edits a manifest offline instead and prints the admitted result.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Annotated, Any, NoReturn
+from functools import partial
+from typing import Annotated, Any
 
 import typer
 
 from fleetwarden.admission import default_chain
+from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import NotFound, StatusError
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
 from fleetwarden.cli.io import dump, load_documents
-from fleetwarden.semantics.taint_edit import KARMADACTL, OCM, TaintCommand, TaintError
+from fleetwarden.client import Client, retry_on_conflict
+from fleetwarden.semantics.taint_edit import (
+    KARMADACTL,
+    OCM,
+    TaintCommand,
+    TaintError,
+    TaintRequest,
+)
 
-# resource names as kubectl resolves them: plural, singular, short name
-_RESOURCES: dict[str, tuple[TaintCommand, str, str, str]] = {}
-for _names, _entry in (
-    (("clusters", "cluster"), (KARMADACTL, "cluster.karmada.io/v1alpha1", "Cluster", "clusters")),
-    (
-        ("managedclusters", "managedcluster", "mcl", "mcls"),
-        (OCM, "cluster.open-cluster-management.io/v1", "ManagedCluster", "managedclusters"),
-    ),
-):
-    for _name in _names:
-        _RESOURCES[_name] = _entry
+CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
+# Which dialect of the command edits which kind.
+_COMMANDS = {CLUSTER.group_kind: KARMADACTL, MANAGED_CLUSTER.group_kind: OCM}
+# With --local there is no server to resolve names: these are the names it would know.
+_LOCAL_NAMES = {
+    name: info
+    for info in (CLUSTER, MANAGED_CLUSTER)
+    for name in (info.plural, info.singular, *info.short_names, f"{info.plural}.{info.group}")
+}
 
 
 def taint(
@@ -46,6 +65,8 @@ def taint(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Print the result as yaml or json.")
     ] = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
 ) -> None:
     """Update the taints on clusters, as `karmadactl taint` / `kubectl taint` do.
 
@@ -53,47 +74,90 @@ def taint(
     timeAdded, bad keys and effects are refused with the field named).
     """
     if output not in (None, "yaml", "json"):
-        _fail(f'unable to match a printer suitable for the output format "{output}"')
-    if not local or filename is None:
-        _fail("no hub to talk to yet (it arrives with `fleetwarden up`): use --local -f FILE")
+        fail(f'unable to match a printer suitable for the output format "{output}"')
+    if local != (filename is not None):
+        fail("--local and -f FILE go together: --local edits the manifest -f names")
     resource, *rest = args
-    if resource not in _RESOURCES:
-        _fail(f'the server doesn\'t have a resource type "{resource}"')
-    command, api_version, kind, plural = _RESOURCES[resource]
+    if filename is not None:
+        info = _LOCAL_NAMES.get(resource.lower())
+        if info is None:
+            fail(f'the server doesn\'t have a resource type "{resource}"')
+        _taint_manifest(filename, info, [resource, *rest], overwrite, output)
+        return
+    with hub(kubeconfig, context) as client, _refusals():
+        info = client.resolve(resource)
+        command, request = _request(info, [resource, *rest])
+        for name in request.resources[1:]:
+            edit = partial(_taint_on_hub, client, info, name, command, request, overwrite)
+            operation, obj = retry_on_conflict(edit)
+            _report(command, name, operation, obj, output)
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """The command's own refusals (a bad spec, a taint already there): `error: ...`."""
     try:
-        request = command.complete([resource, *rest])
-        command.validate(request)
-        objects = _objects_named(filename, api_version, kind, plural, request.resources[1:])
-        for obj in objects:
-            admitted = _retaint(obj, command, request, overwrite)
-            typer.echo(
-                dump(admitted[1].to_dict(), output)
-                if output
-                else f"{command.kind}/{obj.metadata.name} {admitted[0]}"
-            )
+        yield
+    except TaintError as exc:
+        fail(str(exc))
+
+
+def _request(info: KindInfo, args: list[str]) -> tuple[TaintCommand, TaintRequest]:
+    command = _COMMANDS.get(info.group_kind)
+    if command is None:
+        fail(f"invalid resource type {args[0]}, only clusters and managedclusters can be tainted")
+    request = command.complete(args)
+    command.validate(request)
+    return command, request
+
+
+def _taint_on_hub(
+    client: Client,
+    info: KindInfo,
+    name: str,
+    command: TaintCommand,
+    request: TaintRequest,
+    overwrite: bool,
+) -> tuple[str, dict[str, Any]]:
+    """One read-edit-write of a cluster's taints; a Conflict means someone wrote between."""
+    current = client.get(info, name)
+    taints = [Taint.model_validate(t) for t in (current.get("spec") or {}).get("taints") or []]
+    update = command.update_taints(name, taints, request, overwrite=overwrite)
+    patch = {
+        "metadata": {"resourceVersion": current["metadata"]["resourceVersion"]},
+        "spec": {"taints": [t.to_dict() for t in update.taints]},
+    }
+    return update.operation, client.patch(info, name, "", patch)
+
+
+def _taint_manifest(
+    filename: str, info: KindInfo, args: list[str], overwrite: bool, output: str | None
+) -> None:
+    try:
+        command, request = _request(info, args)
+        for obj in _objects_named(filename, info, request.resources[1:]):
+            operation, admitted = _retaint(obj, command, request, overwrite)
+            _report(command, obj.metadata.name, operation, admitted.to_dict(), output)
     except (TaintError, StatusError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
 
 
-def _objects_named(
-    filename: str, api_version: str, kind: str, plural: str, names: tuple[str, ...]
-) -> list[Resource]:
+def _objects_named(filename: str, info: KindInfo, names: tuple[str, ...]) -> list[Resource]:
     chain = default_chain()
     now = datetime.now(UTC)
     found = {
         doc.get("metadata", {}).get("name"): chain.admit(doc, now=now)
         for doc in load_documents(filename)
-        if doc.get("apiVersion") == api_version and doc.get("kind") == kind
+        if doc.get("apiVersion") == info.api_version and doc.get("kind") == info.kind
     }
-    group = api_version.split("/")[0]
     missing = [n for n in names if n not in found]
     if missing:
-        raise NotFound(plural, group, missing[0])
+        raise NotFound(info.plural, info.group, missing[0])
     return [found[n] for n in names]
 
 
 def _retaint(
-    obj: Any, command: TaintCommand, request: Any, overwrite: bool
+    obj: Any, command: TaintCommand, request: TaintRequest, overwrite: bool
 ) -> tuple[str, Resource]:
     update = command.update_taints(obj.metadata.name, obj.spec.taints, request, overwrite=overwrite)
     changed = obj.model_copy(deep=True)
@@ -102,6 +166,7 @@ def _retaint(
     return update.operation, admitted
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+def _report(
+    command: TaintCommand, name: str, operation: str, obj: dict[str, Any], output: str | None
+) -> None:
+    typer.echo(dump(obj, output) if output else f"{command.kind}/{name} {operation}")

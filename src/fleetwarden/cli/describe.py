@@ -1,0 +1,237 @@
+"""`fleetwarden describe`: an object and the Events about it, as kubectl's generic describer
+prints a custom resource."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Mapping
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+
+from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.cli.hub import ContextOption, KubeconfigOption, NamespaceOption, fail_with, hub
+from fleetwarden.cli.printers import age, go_value, tabbed
+from fleetwarden.client import Client
+from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
+
+Obj = dict[str, Any]
+EVENT = REGISTRY.info("v1", "Event")
+
+# What the generic describer prints itself, above the object's own content.
+_SKIPPED = (
+    ".metadata.managedFields",
+    ".metadata.name",
+    ".metadata.namespace",
+    ".metadata.labels",
+    ".metadata.annotations",
+)
+_MAX_ANNOTATION = 140
+_ACRONYMS = ("API", "URL", "UID", "GUID")
+
+
+def describe(
+    resource: Annotated[str, typer.Argument(help="The resource type: clusters, mcl, ...")],
+    names: Annotated[list[str] | None, typer.Argument(help="Objects (default: all).")] = None,
+    namespace: NamespaceOption = None,
+    kubeconfig: KubeconfigOption = None,
+    context: ContextOption = None,
+) -> None:
+    """Show objects in detail: metadata, spec, status and conditions, and the Events
+    involving them."""
+    with hub(kubeconfig, context, namespace) as client:
+        info = client.resolve(resource)
+        ns = client.namespace if info.namespaced else ""
+        objects: list[Obj] = []
+        errors: list[Exception] = []
+        for name in names or []:
+            try:
+                objects.append(client.get(info, name, ns))
+            except StatusError as exc:
+                errors.append(exc)
+        if not names:
+            # A List's items may leave out their apiVersion and kind.
+            kind = {"apiVersion": info.api_version, "kind": info.kind}
+            objects = [{**kind, **item} for item in client.list(info, ns or None)["items"]]
+        now = datetime.now(UTC)
+        texts = [describe_object(obj, events_of(client, obj), now) for obj in objects]
+        if texts:
+            typer.echo("\n\n".join(texts), nl=False)
+        if errors:
+            fail_with(errors)
+
+
+def describe_object(obj: Mapping[str, Any], events: list[Obj], now: datetime) -> str:
+    """genericDescriber.Describe: the tabwriter lays out each part up to a flush."""
+    metadata = obj.get("metadata") or {}
+    head = [
+        f"Name:\t{metadata.get('name', '')}",
+        f"Namespace:\t{metadata.get('namespace', '')}",
+        *_multiline("Labels", metadata.get("labels"), _label_lines),
+        *_multiline("Annotations", _annotations(metadata), _annotation_lines),
+        *content_lines(obj),
+    ]
+    if not events:
+        return tabbed("\n".join([*head, "Events:\t<none>", ""]))
+    return tabbed("\n".join([*head, ""])) + tabbed("\n".join([*_event_lines(events, now), ""]))
+
+
+def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
+    """The Events whose involvedObject is obj, in its namespace (any, for a cluster-scoped
+    object), by field selector as kubectl asks; by filtering when the server has none."""
+    metadata = obj.get("metadata") or {}
+    wanted = {
+        "involvedObject.name": metadata.get("name"),
+        "involvedObject.namespace": metadata.get("namespace") or "",
+        "involvedObject.kind": obj.get("kind"),
+        "involvedObject.uid": metadata.get("uid"),
+    }
+    wanted = {field: value for field, value in wanted.items() if value is not None}
+    namespace = metadata.get("namespace") or None
+    selector = ",".join(f"{field}={value}" for field, value in wanted.items())
+    try:
+        items: list[Obj] = client.list(EVENT, namespace, field_selector=selector)["items"]
+        return items
+    except BadRequest:  # `field label not supported`: a server without Event field selectors
+        return [e for e in client.list(EVENT, namespace)["items"] if _involves(e, wanted)]
+
+
+def _involves(event: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    involved = event.get("involvedObject") or {}
+    return all(
+        (involved.get(field.partition(".")[2]) or "") == value for field, value in wanted.items()
+    )
+
+
+def _annotations(metadata: Mapping[str, Any]) -> dict[str, str]:
+    """The annotations but kubectl's last-applied one, which describe never shows."""
+    annotations = metadata.get("annotations") or {}
+    return {k: v for k, v in annotations.items() if k != LAST_APPLIED_ANNOTATION}
+
+
+def _multiline(
+    title: str, values: Mapping[str, str] | None, lines: Callable[[dict[str, str]], list[str]]
+) -> list[str]:
+    """printLabelsMultiline and printAnnotationsMultiline: sorted, one per line."""
+    if not values:
+        return [f"{title}:\t<none>"]
+    body = lines(dict(sorted(values.items())))
+    return [f"{title}:\t{body[0]}", *(f"\t{line}" for line in body[1:])]
+
+
+def _label_lines(labels: Mapping[str, str]) -> list[str]:
+    return [f"{key}={value}" for key, value in labels.items()]
+
+
+def _annotation_lines(annotations: Mapping[str, str]) -> list[str]:
+    """printAnnotationsMultiline: a long or multi-line value goes below its key, cut short."""
+    lines = []
+    for key, raw in annotations.items():
+        value = raw.removesuffix("\n")
+        if len(value) + len(key) + 2 > _MAX_ANNOTATION or "\n" in value:
+            lines.append(f"{key}:")
+            lines.extend(f"  {_shorten(part)}" for part in value.split("\n"))
+        else:
+            lines.append(f"{key}: {value}")
+    return lines
+
+
+def _shorten(text: str) -> str:
+    limit = _MAX_ANNOTATION - 2
+    return text[:limit] + "..." if len(text) > limit else text
+
+
+def content_lines(
+    content: Mapping[str, Any], skip: Collection[str] = _SKIPPED, level: int = 0, prefix: str = ""
+) -> list[str]:
+    """printUnstructuredContent: fields in name order, maps and lists indented below them,
+    and none of the `.path.to.field`s in skip."""
+    lines = []
+    indent = "  " * level
+    for field in sorted(content):
+        value, path = content[field], f"{prefix}.{field}"
+        if path in skip:
+            continue
+        if isinstance(value, dict):
+            lines.append(f"{indent}{smart_label(field)}:")
+            lines.extend(content_lines(value, skip, level + 1, path))
+        elif isinstance(value, list):
+            lines.append(f"{indent}{smart_label(field)}:")
+            for item in value:
+                if isinstance(item, dict):
+                    lines.extend(content_lines(item, skip, level + 1, path))
+                else:
+                    lines.append(f"{indent}  {go_value(item)}")
+        else:
+            lines.append(f"{indent}{smart_label(field)}:\t{go_value(value)}")
+    return lines
+
+
+_CAMEL_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+|[^a-zA-Z0-9]+")
+
+
+def smart_label(field: str) -> str:
+    """smartLabelFor: `lastTransitionTime` -> `Last Transition Time`, `apiVersion` ->
+    `API Version`; a name with anything but letters and `-` is left as it is."""
+    if not all(c.isalpha() or c == "-" for c in field):
+        return field
+    words = _camel_split(field)
+    merged: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if len(word) >= 2 and word.isupper() and nxt[:1].isupper():
+            merged.append(word + nxt)
+            i += 2
+            continue
+        merged.append(word)
+        i += 1
+    return " ".join(_titled(word) for word in merged if word != "_")
+
+
+def _titled(word: str) -> str:
+    if word.upper() in _ACRONYMS:
+        return word.upper()
+    return word.title() if word.islower() else word
+
+
+def _camel_split(text: str) -> list[str]:
+    """fatih/camelcase.Split: runs of one character class; an upper-case run followed by
+    a lower-case one gives its last letter to it (`HTMLParser` -> `HTML`, `Parser`)."""
+    runs = _CAMEL_RUNS.findall(text)
+    for i in range(len(runs) - 1):
+        if runs[i].isupper() and runs[i + 1].islower():
+            runs[i + 1] = runs[i][-1] + runs[i + 1]
+            runs[i] = runs[i][:-1]
+    return [run for run in runs if run]
+
+
+def _event_lines(events: list[Obj], now: datetime) -> list[str]:
+    """DescribeEvents: oldest last-seen first, with how often and since when."""
+    rows = ["Events:", "  Type\tReason\tAge\tFrom\tMessage", "  ----\t------\t----\t----\t-------"]
+    for event in sorted(events, key=lambda e: e.get("lastTimestamp") or ""):
+        involved = event.get("involvedObject") or {}
+        message = str(event.get("message") or "").strip()
+        if involved.get("fieldPath"):
+            message = f"{involved['fieldPath']}: {message}"
+        source = (event.get("source") or {}).get("component") or event.get("reportingComponent", "")
+        rows.append(
+            f"  {event.get('type', '')}\t{event.get('reason', '')}\t{_interval(event, now)}"
+            f"\t{source}\t{message}"
+        )
+    return rows
+
+
+def _interval(event: Mapping[str, Any], now: datetime) -> str:
+    first = age(event.get("eventTime") or event.get("firstTimestamp"), now)
+    series = event.get("series")
+    if series:
+        last = age(series.get("lastObservedTime"), now)
+        return f"{last} (x{series.get('count', 0)} over {first})"
+    count = event.get("count") or 0
+    if count > 1:
+        return f"{age(event.get('lastTimestamp'), now)} (x{count} over {first})"
+    return first

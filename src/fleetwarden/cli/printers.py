@@ -1,0 +1,201 @@
+"""kubectl's printing: tables, ages, `kind.group/name`, and Go's tabwriter alignment."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import parse_time
+
+Obj = dict[str, Any]
+
+
+def human_duration(delta: timedelta) -> str:
+    """duration.HumanDuration: two or three significant figures, as kubectl's AGE."""
+    seconds = int(delta.total_seconds())
+    if seconds < -1:
+        return "<invalid>"
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
+    if minutes < 10:
+        return _pair(minutes, "m", seconds % 60, "s")
+    if minutes < 180:
+        return f"{minutes}m"
+    if hours < 8:
+        return _pair(hours, "h", minutes % 60, "m")
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return _pair(days, "d", hours % 24, "h")
+    if hours < 24 * 365 * 2:
+        return f"{days}d"
+    if hours < 24 * 365 * 8:
+        return _pair(days // 365, "y", days % 365, "d")
+    return f"{days // 365}y"
+
+
+def _pair(major: int, major_unit: str, minor: int, minor_unit: str) -> str:
+    return f"{major}{major_unit}{minor}{minor_unit}" if minor else f"{major}{major_unit}"
+
+
+def age(timestamp: str | None, now: datetime) -> str:
+    """translateTimestampSince: `<unknown>` for no time."""
+    if not timestamp:
+        return "<unknown>"
+    return human_duration(now - parse_time(timestamp))
+
+
+def kind_string(info: KindInfo) -> str:
+    """`cluster.cluster.karmada.io`, `deployment.apps`, `namespace`: how kubectl names a
+    kind before `/name` and in `"name" deleted`."""
+    return f"{info.singular}.{info.group}" if info.group else info.singular
+
+
+def go_value(value: Any) -> str:
+    """Go's %v of a JSON value, as kubectl prints unstructured content."""
+    if value is None:
+        return "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    if isinstance(value, list):
+        return "[" + " ".join(go_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "map[" + " ".join(f"{k}:{go_value(value[k])}" for k in sorted(value)) + "]"
+    return str(value)
+
+
+# Tables -----------------------------------------------------------------------------------
+
+
+def object_table(objects: Iterable[Mapping[str, Any]], now: datetime) -> Obj:
+    """The Table kubectl makes itself from objects a server sent without one: NAME and AGE."""
+    return {
+        "kind": "Table",
+        "columnDefinitions": [
+            {"name": "Name", "type": "string", "format": "name", "priority": 0},
+            {"name": "Age", "type": "string", "priority": 0},
+        ],
+        "rows": [
+            {
+                "cells": [
+                    obj["metadata"]["name"],
+                    age(obj["metadata"].get("creationTimestamp"), now),
+                ],
+                "object": {"metadata": obj["metadata"]},
+            }
+            for obj in objects
+        ],
+    }
+
+
+class TablePrinter:
+    """Prints server Tables as kubectl does: upper-case headers once, columns padded to
+    their widest cell plus three, wide columns only with `wide`, NAMESPACE first with
+    `with_namespace`. Widths only grow across calls, so watched rows stay aligned."""
+
+    def __init__(self, *, wide: bool = False, with_namespace: bool = False) -> None:
+        self.wide, self.with_namespace = wide, with_namespace
+        self._widths: list[int] = []
+        self._printed_header = False
+
+    def lines(self, table: Mapping[str, Any]) -> list[str]:
+        """The table's lines to print now (its header only the first time)."""
+        rows = table.get("rows") or []
+        if not rows:
+            return []
+        columns = [
+            i
+            for i, c in enumerate(table.get("columnDefinitions") or [])
+            if self.wide or not c.get("priority")
+        ]
+        header = [str(table["columnDefinitions"][i]["name"]).upper() for i in columns]
+        body = [self._cells(row, columns) for row in rows]
+        if self.with_namespace:
+            header.insert(0, "NAMESPACE")
+        shown = body if self._printed_header else [header, *body]
+        self._printed_header = True
+        return self._aligned(shown)
+
+    def _cells(self, row: Mapping[str, Any], columns: Sequence[int]) -> list[str]:
+        cells = row.get("cells") or []
+        shown = [_cell(cells[i]) if i < len(cells) else "" for i in columns]
+        if self.with_namespace:
+            metadata = (row.get("object") or {}).get("metadata") or {}
+            shown.insert(0, str(metadata.get("namespace", "")))
+        return shown
+
+    def _aligned(self, rows: list[list[str]]) -> list[str]:
+        for row in rows:
+            for i, cell in enumerate(row[:-1]):
+                width = max(_MIN_WIDTH, len(cell) + _PADDING)
+                if i == len(self._widths):
+                    self._widths.append(width)
+                self._widths[i] = max(self._widths[i], width)
+        return [
+            "".join(cell.ljust(self._widths[i]) for i, cell in enumerate(row[:-1])) + row[-1]
+            for row in rows
+        ]
+
+
+# printers.GetNewTabWriter's settings.
+_MIN_WIDTH, _PADDING = 6, 3
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else go_value(value)
+
+
+# Go's text/tabwriter ------------------------------------------------------------------------
+
+
+def tabbed(text: str, *, min_width: int = 0, padding: int = 2) -> str:
+    """text/tabwriter's layout: tab-terminated cells aligned in column blocks (runs of
+    consecutive lines that have a cell in that column), each as wide as its widest cell
+    plus padding. The defaults are kubectl describe's."""
+    lines = [line.split("\t") for line in text.split("\n")]
+    out: list[str] = []
+    _format(lines, 0, len(lines), [], out, min_width, padding)
+    return "\n".join(out)
+
+
+def _format(
+    lines: list[list[str]],
+    line0: int,
+    line1: int,
+    widths: list[int],
+    out: list[str],
+    min_width: int,
+    padding: int,
+) -> None:
+    column = len(widths)
+    this = line0
+    while this < line1:
+        if column >= len(lines[this]) - 1:
+            this += 1
+            continue
+        _write(lines[line0:this], widths, out)
+        line0, width = this, min_width
+        while this < line1 and column < len(lines[this]) - 1:
+            width = max(width, len(lines[this][column]) + padding)
+            this += 1
+        _format(lines, line0, this, [*widths, width], out, min_width, padding)
+        line0 = this
+    _write(lines[line0:line1], widths, out)
+
+
+def _write(lines: list[list[str]], widths: list[int], out: list[str]) -> None:
+    for cells in lines:
+        out.append(
+            "".join(
+                cell.ljust(widths[j]) if j < len(widths) else cell for j, cell in enumerate(cells)
+            )
+        )
