@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from fleetwarden import __version__
-from fleetwarden.cli import simulate, taint, validate
+from fleetwarden.cli import apply, cordon, delete, describe, get, simulate, taint, validate
 
 app = typer.Typer(
     name="fleetwarden",
@@ -19,6 +19,13 @@ app = typer.Typer(
 app.command(name="simulate", no_args_is_help=True)(simulate.simulate)
 app.command(name="taint", no_args_is_help=True)(taint.taint)
 app.command(name="validate", no_args_is_help=True)(validate.validate)
+# Talking to a hub, as kubectl and karmadactl do.
+app.command(name="get", no_args_is_help=True)(get.get)
+app.command(name="describe", no_args_is_help=True)(describe.describe)
+app.command(name="apply")(apply.apply)
+app.command(name="delete")(delete.delete)
+app.command(name="cordon")(cordon.cordon)
+app.command(name="uncordon")(cordon.uncordon)
 
 
 @app.command()
@@ -29,3 +36,10 @@ def version() -> None:
 
 def main() -> None:
     app()
+
+
+# Registered last: they import the API server, the client and the member agents.
+from fleetwarden.cli import agent, up  # noqa: E402
+
+app.command(name="up")(up.up)
+app.command(name="agent", no_args_is_help=True)(agent.agent)

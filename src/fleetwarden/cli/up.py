@@ -1,0 +1,326 @@
+"""`fleetwarden up`: the hub in real time, on 127.0.0.1.
+
+One process: the SQLite store in --data-dir, the admission chain, every hub controller
+under the real-time driver, and the Kubernetes-compatible API server; a kubeconfig for it
+is written to <data-dir>/kubeconfig. With --members N, N `fleetwarden agent` processes
+(member1..N, Pull mode) join at once and stop with the hub. SIGINT or SIGTERM stops
+everything in order; the next `up` on the same data dir resumes from the store.
+
+Every setting (runtime/settings.py) is a flag, by Karmada's name and with its default.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import fields
+from datetime import timedelta
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import prometheus_client
+import typer
+import yaml
+
+from fleetwarden.admission import default_chain
+from fleetwarden.api.errors import NotFound
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.hub import hub_controllers
+from fleetwarden.members.real import HttpMembers
+from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.manager import ControllerManager, RealDriver
+from fleetwarden.runtime.metrics import Metrics
+from fleetwarden.runtime.settings import FeatureGates, Settings, SettingsError
+from fleetwarden.semantics.durations import format_duration
+from fleetwarden.server import Server, create_app
+from fleetwarden.server.namespaces import activate
+from fleetwarden.store import SqliteStore, Store
+from fleetwarden.store.sqlite import StoreInUse
+
+CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+NAMESPACE = REGISTRY.info("v1", "Namespace")
+HOST = "127.0.0.1"
+STORE_FILE = "fleetwarden.db"
+KUBECONFIG_FILE = "kubeconfig"
+MEMBERS_DIR = "members"
+# Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
+KARMADA_CLUSTER_NAMESPACE = "karmada-cluster"
+# How long an agent gets to stop on SIGTERM before it is killed.
+AGENT_STOP_TIMEOUT = 10.0
+
+_Command = TypeVar("_Command", bound=Callable[..., None])
+
+
+# settings as flags --------------------------------------------------------------------------
+
+
+def settings_flags(only: Iterable[str] | None = None) -> Callable[[_Command], _Command]:
+    """Give a command the settings (all, or the flags named) as `--flag` options with
+    Karmada's names and defaults; it receives them parsed, as its `settings` argument.
+
+    A bool setting takes a value, `--flag=true` or `--flag=false` (pflag's bare `--flag`
+    is not taken: click has no option with an optional value).
+    """
+    named = None if only is None else set(only)
+    chosen = [f for f in fields(Settings) if named is None or f.name.replace("_", "-") in named]
+    defaults = Settings()
+
+    def decorate(command: _Command) -> _Command:
+        signature = inspect.signature(command, eval_str=True)
+        own = [p for p in signature.parameters.values() if p.name != "settings"]
+        flags = [
+            inspect.Parameter(
+                f.name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=Annotated[str | None, _option(f.name, getattr(defaults, f.name))],
+            )
+            for f in chosen
+        ]
+
+        @functools.wraps(command)
+        def run(**kwargs: Any) -> None:
+            given = {
+                f.name.replace("_", "-"): value
+                for f in chosen
+                if (value := kwargs.pop(f.name)) is not None
+            }
+            try:
+                settings = Settings.from_flags(given)
+            except SettingsError as exc:
+                raise typer.BadParameter(str(exc), param_hint=f"--{exc.setting}") from None
+            command(settings=settings, **kwargs)
+
+        run.__signature__ = signature.replace(parameters=[*own, *flags])  # type: ignore[attr-defined]
+        run.__annotations__ = {}
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def _option(name: str, default: object) -> Any:
+    flag = name.replace("_", "-")
+    return typer.Option(
+        f"--{flag}",
+        help=f"Default: {_go_text(default)}.",
+        metavar=_metavar(default),
+        show_default=False,
+        rich_help_panel="Settings",
+    )
+
+
+def _go_text(value: object) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, timedelta):
+        return format_duration(value)
+    if isinstance(value, FeatureGates):
+        return "Karmada's defaults" if not value.overrides else str(value.overrides)
+    return "unset" if value is None else str(value)
+
+
+def _metavar(default: object) -> str:
+    if isinstance(default, bool):
+        return "BOOL"
+    if isinstance(default, timedelta):
+        return "DURATION"
+    if isinstance(default, int | float):
+        return "NUMBER"
+    return "TEXT"
+
+
+# the hub --------------------------------------------------------------------------------------
+
+
+class Hub:
+    """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
+
+    def __init__(self, data_dir: Path, port: int, settings: Settings) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.store = SqliteStore(data_dir / STORE_FILE)
+        clock = RealClock()
+        self.metrics = Metrics(process=True)
+        manager = ControllerManager(self.store, clock, settings, self.metrics)
+        clusters = manager.cache.informer(CLUSTER)
+        self.members = HttpMembers(clusters)
+        for controller in hub_controllers(self.members):
+            manager.add(controller)
+        self.metrics.watch_clusters(clusters.list)
+        self.driver = RealDriver(manager)
+        self._ready = threading.Event()
+        app = create_app(
+            self.store, default_chain(), clock, ready=self._ready.is_set,
+            metrics=self.metrics.expose, admission=settings.admission_config(),
+        )  # fmt: skip
+        self.server = Server(app, HOST, port)
+
+    @property
+    def url(self) -> str:
+        """Where the API is served (known once started, for port 0)."""
+        return self.server.url
+
+    def start(self) -> None:
+        _ensure_namespace(self.store, KARMADA_CLUSTER_NAMESPACE)
+        self.server.start()
+        self.driver.start()
+        self._ready.set()
+
+    def stop(self) -> None:
+        self._ready.clear()
+        self.server.stop()
+        self.driver.stop()
+        self.members.close()
+        self.store.close()
+
+
+def _ensure_namespace(store: Store, name: str) -> None:
+    try:
+        store.get(NAMESPACE, name)
+    except NotFound:
+        activate(store, store.create({"apiVersion": "v1", "kind": "Namespace",
+                                      "metadata": {"name": name}}))  # fmt: skip
+
+
+def write_kubeconfig(path: Path, server: str) -> None:
+    """A kubeconfig whose current context is this hub (no credentials: 127.0.0.1 only)."""
+    name = "fleetwarden"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": {"server": server}}],
+        "users": [{"name": name, "user": {}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
+    }
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+# members ----------------------------------------------------------------------------------------
+
+# The settings karmada-agent takes (cmd/agent/app/options/options.go) that ours reads.
+AGENT_SETTINGS = (
+    "cluster-lease-duration",
+    "cluster-lease-renew-interval-fraction",
+    "cluster-status-update-frequency",
+    "cluster-success-threshold",
+    "cluster-failure-threshold",
+)
+
+
+class Agents:
+    """The member agents `up --members` starts: their logs and pid files in
+    <data-dir>/members; each ends when the hub does, even when the hub is killed (their
+    standard input, a pipe from the hub, closes)."""
+
+    def __init__(self, data_dir: Path, kubeconfig: Path, flags: Sequence[str]) -> None:
+        self.dir = data_dir / MEMBERS_DIR
+        self.kubeconfig, self.flags = kubeconfig, list(flags)
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, count: int) -> None:
+        self.dir.mkdir(exist_ok=True)
+        for i in range(1, count + 1):
+            name = f"member{i}"
+            command = fleetwarden_command(
+                "agent", f"--hub-kubeconfig={self.kubeconfig}", f"--cluster-name={name}",
+                "--exit-on-stdin-close", *self.flags,
+            )  # fmt: skip
+            with (self.dir / f"{name}.log").open("ab") as log:
+                process = subprocess.Popen(
+                    command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT
+                )
+            self.processes[name] = process
+            (self.dir / f"{name}.pid").write_text(f"{process.pid}\n")
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for name, process in self.processes.items():
+            try:
+                process.wait(AGENT_STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            (self.dir / f"{name}.pid").unlink(missing_ok=True)
+
+
+# `python -c` names the program "-c" in usage lines: name it as the command is named.
+_RUN_CLI = "import sys; sys.argv[0] = 'fleetwarden'; from fleetwarden.cli import main; main()"
+
+
+def fleetwarden_command(*args: str) -> list[str]:
+    """`fleetwarden ARGS...`, run by the Python running this process."""
+    return [sys.executable, "-c", _RUN_CLI, *args]
+
+
+def agent_flags(settings: Settings) -> list[str]:
+    """The hub's values of the agents' settings, as their flags."""
+    return [
+        f"--{flag}={_go_text(getattr(settings, flag.replace('-', '_')))}" for flag in AGENT_SETTINGS
+    ]
+
+
+# the command ------------------------------------------------------------------------------------
+
+
+@settings_flags()
+def up(
+    port: Annotated[
+        int, typer.Option(help="The API server's port on 127.0.0.1 (0: any free one).")
+    ] = 6443,
+    data_dir: Annotated[
+        Path, typer.Option(help="Where the store (SQLite) and the kubeconfig are kept.")
+    ] = Path(".fleetwarden"),
+    members: Annotated[
+        int, typer.Option(help="Start this many member agents (member1..N, Pull mode).")
+    ] = 0,
+    *,
+    settings: Settings,
+) -> None:
+    """Run the hub: store, admission, controllers and API server, until SIGINT or SIGTERM."""
+    try:
+        hub = Hub(data_dir, port, settings)
+        hub.start()
+    except (StoreInUse, OSError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    configure_process()
+    stop = stop_on_signals()
+    kubeconfig = data_dir / KUBECONFIG_FILE
+    write_kubeconfig(kubeconfig, hub.url)
+    agents = Agents(data_dir, kubeconfig, agent_flags(settings))
+    try:
+        agents.start(members)
+        typer.echo(f"fleetwarden hub serving on {hub.url}")
+        typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
+        stop.wait()
+    finally:
+        agents.stop()
+        hub.stop()
+
+
+def configure_process() -> None:
+    """What a hub or agent process sets once: timestamped logs on standard error, and
+    metrics exposed as Karmada's Go client exposes them (no `_created` series)."""
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # unannotated
+
+
+def stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+
+    def handle(signum: int, frame: object) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handle)
+    signal.signal(signal.SIGTERM, handle)
+    return stop

@@ -1,0 +1,207 @@
+"""The hub's API, seen by an agent as a Store: what lets a member agent run the very same
+controller (members/simulated.py) over HTTP that it runs beside the hub in a simulation.
+
+Writes and reads go through the hub client one for one. A view is scoped, as an agent's
+credentials would scope it: each kind it lists or watches may be limited to one namespace
+(a member's execution space), and its watch of "everything" is one HTTP watch per kind of
+the scope, merged. A watch stream that breaks or ends is opened again from the last
+resourceVersion it delivered, so a hub that restarts loses the agent nothing; one the hub
+has compacted away raises Expired, and the driver lists afresh.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from fleetwarden.api.errors import Expired, StatusError
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.client.client import Client, Watch
+from fleetwarden.client.client import PatchType as ClientPatchType
+from fleetwarden.client.errors import ClientError
+from fleetwarden.store.interface import (
+    EventType,
+    ListResult,
+    Obj,
+    PatchType,
+    WatchEvent,
+    collection_of,
+)
+
+logger = logging.getLogger(__name__)
+
+NAMESPACE = REGISTRY.info("v1", "Namespace")
+# How long a broken watch waits before it is opened again.
+RECONNECT_DELAY = 1.0
+_PATCH_TYPES: dict[PatchType, ClientPatchType] = {PatchType.MERGE: "merge", PatchType.JSON: "json"}
+
+Scope = Mapping[KindInfo, str | None]
+
+
+def _info(obj: Mapping[str, Any]) -> KindInfo:
+    return REGISTRY.info(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
+
+
+class RemoteStore:
+    """The Store protocol over a hub client, limited to `scope` (kind -> namespace or None
+    for every namespace) when listing and watching."""
+
+    def __init__(self, client: Client, scope: Scope) -> None:
+        self.client, self.scope = client, dict(scope)
+
+    def create(self, obj: Mapping[str, Any]) -> Obj:
+        return self.client.create(obj, info=_info(obj))
+
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        return self.client.get(info, name, namespace)
+
+    def list(
+        self,
+        info: KindInfo,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ListResult:
+        listed = self.client.list(
+            info, namespace or self.scope.get(info),
+            label_selector=label_selector, field_selector=field_selector,
+            limit=limit, continue_=continue_,
+        )  # fmt: skip
+        metadata = listed.get("metadata") or {}
+        items = [{"apiVersion": info.api_version, "kind": info.kind, **item}
+                 for item in listed.get("items") or []]  # fmt: skip
+        return ListResult(
+            items,
+            str(metadata.get("resourceVersion", "0")),
+            metadata.get("continue") or None,
+            metadata.get("remainingItemCount"),
+        )
+
+    def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Obj:
+        return self.client.update(obj, info=_info(obj), subresource=subresource)
+
+    def patch(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str,
+        patch: Any,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        subresource: str | None = None,
+    ) -> Obj:
+        kind = _PATCH_TYPES[patch_type]
+        return self.client.patch(
+            info, name, namespace, patch, patch_type=kind, subresource=subresource
+        )
+
+    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        return self.client.delete(info, name, namespace)
+
+    def watch(
+        self,
+        info: KindInfo | None = None,
+        namespace: str | None = None,
+        resource_version: str | None = None,
+    ) -> MergedWatch:
+        """Events after resource_version of one kind, or of every kind of the scope."""
+        kinds = {info: namespace or self.scope.get(info)} if info else self.scope
+        return MergedWatch(self.client, kinds, resource_version)
+
+    def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
+        raise NotImplementedError("a remote store is watched, not subscribed to")
+
+    @property
+    def resource_version(self) -> int:
+        """The hub's current resourceVersion, as a list reports it."""
+        listed = self.client.list(NAMESPACE, limit=1)
+        return int((listed.get("metadata") or {}).get("resourceVersion") or 0)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class MergedWatch:
+    """One watch per kind, merged into one stream of store WatchEvents."""
+
+    def __init__(self, client: Client, kinds: Scope, resource_version: str | None) -> None:
+        self._events: queue.Queue[WatchEvent | Exception | None] = queue.Queue()
+        self._closed = threading.Event()
+        self._streams: list[_Stream] = [
+            _Stream(client, info, namespace, resource_version, self._events, self._closed)
+            for info, namespace in kinds.items()
+        ]
+        for stream in self._streams:
+            stream.start()
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        while (item := self._events.get()) is not None:
+            if isinstance(item, Exception):
+                self.close()
+                raise item
+            yield item
+
+    def close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        for stream in self._streams:
+            stream.close()
+        self._events.put(None)
+
+
+class _Stream(threading.Thread):
+    """One kind's watch, opened again from the last resourceVersion whenever it ends."""
+
+    def __init__(
+        self,
+        client: Client,
+        info: KindInfo,
+        namespace: str | None,
+        resource_version: str | None,
+        events: queue.Queue[WatchEvent | Exception | None],
+        closed: threading.Event,
+    ) -> None:
+        super().__init__(name=f"watch-{info.plural}", daemon=True)
+        self.client, self.info, self.namespace = client, info, namespace
+        self.resource_version = resource_version
+        self.events, self.closed = events, closed
+        self._collection = collection_of(info)
+        self._lock = threading.Lock()
+        self._watch: Watch | None = None
+
+    def run(self) -> None:
+        while not self.closed.is_set():
+            try:
+                self._follow()
+            except Expired as exc:
+                self.events.put(exc)
+                return
+            except (ClientError, StatusError) as exc:
+                logger.info("watch of %s: %s; watching again", self.info.plural, exc)
+            self.closed.wait(RECONNECT_DELAY)
+
+    def _follow(self) -> None:
+        watch = self.client.watch(self.info, self.namespace, resource_version=self.resource_version)
+        with self._lock:
+            self._watch = watch
+        if self.closed.is_set():
+            watch.close()
+        for event in watch:
+            if event.type not in EventType.__members__:
+                continue  # a BOOKMARK
+            obj = {"apiVersion": self.info.api_version, "kind": self.info.kind, **event.object}
+            self.resource_version = str(obj["metadata"]["resourceVersion"])
+            self.events.put(WatchEvent(EventType(event.type), obj, self._collection))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._watch is not None:
+                self._watch.close()

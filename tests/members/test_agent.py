@@ -1,0 +1,197 @@
+"""Member agents (members/agent.py) joined over HTTP to a hub running in this process, as
+`fleetwarden up` composes it, with settings short enough for real time."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from fleetwarden.admission import default_chain
+from fleetwarden.api.errors import Expired, NotFound
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.cli.up import Hub
+from fleetwarden.client.client import Client
+from fleetwarden.members.agent import Agent
+from fleetwarden.members.remote import RemoteStore
+from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.settings import Settings
+from fleetwarden.server import Server, create_app
+from fleetwarden.store import MemoryStore
+
+CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
+WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
+CONFIG_MAP = REGISTRY.info("v1", "ConfigMap")
+NAMESPACE = REGISTRY.info("v1", "Namespace")
+
+SETTINGS = Settings(
+    cluster_lease_duration=timedelta(seconds=1),
+    cluster_status_update_frequency=timedelta(milliseconds=200),
+    cluster_success_threshold=timedelta(0),
+    cluster_failure_threshold=timedelta(0),
+    cluster_monitor_grace_period=timedelta(seconds=2),
+)
+T = TypeVar("T")
+
+
+def eventually(check: Callable[[], T | None], timeout: float = 10) -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if result := check():
+                return result
+        except NotFound:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not so after {timeout} s: {check}")
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[Client]:
+    hub = Hub(tmp_path, 0, SETTINGS)
+    hub.start()
+    with Client(hub.url) as client:
+        yield client
+    hub.stop()
+
+
+@pytest.fixture
+def start_agent(client: Client) -> Iterator[Callable[..., Agent]]:
+    agents: list[Agent] = []
+
+    def start(name: str, **options: Any) -> Agent:
+        agent = Agent(Client(client.server), name, SETTINGS, **options)
+        agent.start()
+        agents.append(agent)
+        return agent
+
+    yield start
+    for agent in agents:
+        agent.stop()
+
+
+def condition(client: Client, name: str, type_: str = "Ready") -> dict[str, Any] | None:
+    conditions = client.get(CLUSTER, name).get("status", {}).get("conditions", [])
+    return next((c for c in conditions if c["type"] == type_), None)
+
+
+def is_ready(client: Client, name: str) -> bool:
+    ready = condition(client, name)
+    return ready is not None and ready["status"] == "True"
+
+
+def test_a_pull_agent_registers_its_cluster_renews_its_lease_and_reports_ready(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    start_agent("member1")
+    eventually(lambda: is_ready(client, "member1"))
+    cluster = client.get(CLUSTER, "member1")
+    assert cluster["spec"]["syncMode"] == "Pull"
+    assert cluster["status"]["kubernetesVersion"]
+    assert cluster["status"]["resourceSummary"]["allocatable"]["cpu"]
+    lease = client.get(LEASE, "member1", "karmada-cluster")
+    assert (lease["spec"]["holderIdentity"], lease["spec"]["leaseDurationSeconds"]) == (
+        "member1",
+        1,
+    )
+    first = lease["spec"]["renewTime"]
+    eventually(lambda: client.get(LEASE, "member1", "karmada-cluster")["spec"]["renewTime"] > first)
+
+
+def test_a_pull_agent_applies_its_works_and_reports_them_healthy(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    start_agent("member1")
+    eventually(lambda: is_ready(client, "member1"))
+    eventually(lambda: client.get(NAMESPACE, "karmada-es-member1"))
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "nginx", "namespace": "default"},
+                  "spec": {"replicas": 2}}  # fmt: skip
+    client.create(
+        {"apiVersion": WORK.api_version, "kind": "Work",
+         "metadata": {"name": "nginx", "namespace": "karmada-es-member1"},
+         "spec": {"workload": {"manifests": [deployment]}}},
+        info=WORK,
+    )  # fmt: skip
+
+    def reported() -> list[Any]:
+        status = client.get(WORK, "nginx", "karmada-es-member1").get("status", {})
+        return [s.get("health") for s in status.get("manifestStatuses", [])]
+
+    assert eventually(reported) == ["Healthy"]
+    applied = client.get(WORK, "nginx", "karmada-es-member1")["status"]["conditions"]
+    assert [(c["type"], c["status"]) for c in applied] == [("Applied", "True")]
+
+
+def test_a_pull_cluster_whose_agent_stops_turns_unknown_and_unreachable(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    agent = start_agent("member1")
+    eventually(lambda: is_ready(client, "member1"))
+    agent.stop()
+    unknown = eventually(
+        lambda: (ready := condition(client, "member1")) and ready["status"] == "Unknown" and ready
+    )
+    assert unknown["reason"] == "ClusterStatusUnknown"
+    taints = client.get(CLUSTER, "member1")["spec"]["taints"]
+    assert [(t["key"], t["effect"]) for t in taints] == [
+        ("cluster.karmada.io/unreachable", "NoSchedule")
+    ]
+
+
+def test_a_push_agent_is_probed_by_the_hub_and_unreachable_once_it_stops(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    agent = start_agent("member1", mode="Push")
+    assert agent.endpoint is not None
+    eventually(lambda: is_ready(client, "member1"))
+    spec = client.get(CLUSTER, "member1")["spec"]
+    assert (spec["syncMode"], spec["apiEndpoint"]) == ("Push", agent.endpoint.url)
+    with pytest.raises(NotFound):
+        client.get(LEASE, "member1", "karmada-cluster")  # the hub probes; no lease
+    agent.stop()
+    ready = eventually(
+        lambda: (ready := condition(client, "member1")) and ready["status"] == "False" and ready
+    )
+    assert ready["reason"] == "ClusterNotReachable"
+
+
+def test_a_remote_store_merges_the_watches_of_its_scope(client: Client) -> None:
+    client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "seen"}})
+    store = RemoteStore(Client(client.server), {CONFIG_MAP: "seen", CLUSTER: None})
+    watch = store.watch(resource_version=str(store.resource_version))
+    try:
+        client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": "elsewhere", "namespace": "default"}})  # fmt: skip
+        client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": "cm", "namespace": "seen"}})  # fmt: skip
+        client.create(
+            {"apiVersion": CLUSTER.api_version, "kind": "Cluster",
+             "metadata": {"name": "member9"}, "spec": {"syncMode": "Pull"}},
+            info=CLUSTER,
+        )  # fmt: skip
+        events = iter(watch)
+        seen = {(e.collection, e.object["metadata"]["name"]) for e in (next(events), next(events))}
+    finally:
+        watch.close()
+    assert seen == {("/configmaps", "cm"), ("cluster.karmada.io/clusters", "member9")}
+    assert [o["metadata"]["name"] for o in store.list(CONFIG_MAP).items] == ["cm"]
+
+
+def test_a_remote_watch_too_far_behind_is_expired() -> None:
+    store = MemoryStore(event_log_size=2)
+    with Server(create_app(store, default_chain(), RealClock())) as server:
+        for i in range(3):
+            store.create({"apiVersion": "v1", "kind": "ConfigMap",
+                          "metadata": {"name": f"cm-{i}", "namespace": "default"}})  # fmt: skip
+        remote = RemoteStore(Client(server.url), {CONFIG_MAP: None})
+        watch = remote.watch(resource_version="1")
+        with pytest.raises(Expired):
+            next(iter(watch))
+        remote.close()

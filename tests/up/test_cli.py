@@ -1,0 +1,70 @@
+"""`fleetwarden up` and `fleetwarden agent` as a user types them: every setting a flag by
+Karmada's name, refused values named, a hub that cannot be reached."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from fleetwarden.cli import app
+from fleetwarden.cli.up import Hub, write_kubeconfig
+from fleetwarden.runtime.settings import Settings
+
+runner = CliRunner()
+
+
+def test_every_setting_is_a_flag_of_up_with_karmadas_default() -> None:
+    result = runner.invoke(app, ["up", "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0
+    for setting in fields(Settings):
+        assert f"--{setting.name.replace('_', '-')} " in result.stdout
+    assert "Default: 40s." in result.stdout  # cluster-lease-duration
+
+
+def test_a_setting_that_does_not_parse_is_refused_naming_the_flag(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["up", f"--data-dir={tmp_path}", "--cluster-lease-duration=forty"])
+    assert result.exit_code == 2
+    assert "--cluster-lease-duration" in result.stderr
+    assert 'invalid value "forty"' in result.stderr
+    assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_the_agent_takes_only_karmada_agents_settings() -> None:
+    result = runner.invoke(app, ["agent", "--help"], env={"COLUMNS": "300"})
+    assert "--cluster-lease-duration " in result.stdout
+    assert "--graceful-eviction-timeout" not in result.stdout
+
+
+def test_an_agent_whose_hub_does_not_answer_exits_with_the_reason(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    write_kubeconfig(kubeconfig, "http://127.0.0.1:1")
+    result = runner.invoke(
+        app, ["agent", f"--hub-kubeconfig={kubeconfig}", "--cluster-name=member1"]
+    )
+    assert result.exit_code == 1
+    assert (
+        "error: joining http://127.0.0.1:1: The connection to the server 127.0.0.1:1 was refused"
+        in result.stderr
+    )
+
+
+def test_an_agent_refuses_an_unknown_mode(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["agent", "--hub-kubeconfig=x", "--cluster-name=member1", "--mode=sideways"]
+    )
+    assert result.exit_code == 2
+    assert "use pull or push" in result.stderr
+
+
+def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
+    first = Hub(tmp_path, 0, Settings())
+    first.start()
+    try:
+        result = runner.invoke(app, ["up", f"--data-dir={tmp_path}", "--port=0"])
+    finally:
+        first.stop()
+    assert result.exit_code == 1
+    assert "fleetwarden.db" in result.stderr
+    assert "is another process using it?" in result.stderr
