@@ -22,15 +22,20 @@ status controller), and runs the agent side of each dialect on the same clock as
   finalizer is the execution controller's to release.
 
 A member that is not reachable writes nothing at all and answers no probe.
+
+The agents (MemberAgents) are one thing, the cluster they run for another: they ask a
+MemberCluster for its health, its report and its workloads. SimulatedCluster is the
+simulated one above; members/kube.py reaches a real cluster, and `fleetwarden agent`
+runs the very same agents for either.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
@@ -83,9 +88,52 @@ class MemberState:
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
 
 
+# The seam between the agents and the cluster they run for -----------------------------------------
+
+
+@dataclass(frozen=True)
+class AppliedWork:
+    """A Work as the member applied it: each manifest's object as it runs there, status
+    included (None where applying it failed), why applying failed, what the reported
+    status is read from (equal while that status would be), and when that status will
+    change of itself (a rollout the member finishes by then)."""
+
+    objects: Sequence[Mapping[str, Any] | None]
+    observed: Hashable
+    failures: Sequence[str] = ()
+    recheck_at: datetime | None = None
+
+
+class MemberCluster(Protocol):
+    """A member cluster, as its agents see it."""
+
+    @property
+    def reaches_hub(self) -> bool:
+        """Whether what its agents write reaches the hub (a partition cuts both ways)."""
+        ...
+
+    def probe(self) -> Probe:
+        """The health check of its API server (/readyz)."""
+        ...
+
+    def report(self) -> MemberReport: ...
+
+    def apply(self, work: Work, now: datetime) -> AppliedWork:
+        """Create or update the Work's manifests on the member and read them back."""
+        ...
+
+    def delete_workload(self, work: Work) -> bool:
+        """Remove the Work's manifests from the member: True once they are gone."""
+        ...
+
+    def prune_workloads(self, live: Collection[str]) -> None:
+        """Remove what was applied for Works (by uid) that are no longer in `live`."""
+        ...
+
+
 @dataclass(frozen=True)
 class _Applied:
-    """A Work as the member applied it: the Work's generation, the generation of the
+    """A Work as a simulated member runs it: the Work's generation, the generation of the
     member's objects (bumped by each new revision), and since when that revision runs."""
 
     work_generation: int
@@ -94,66 +142,91 @@ class _Applied:
 
 
 @dataclass
-class _Member:
-    """One member and what its agents keep in memory between loops, as upstream's do."""
+class SimulatedCluster:
+    """A simulated member: its switches, and the Works it runs (by Work uid)."""
 
-    name: str
     state: MemberState
+    api_enablements: list[APIEnablement]
+    applied: dict[str, _Applied] = field(default_factory=dict)
+
+    @property
+    def reaches_hub(self) -> bool:
+        return self.state.reachable
+
+    def probe(self) -> Probe:
+        return Probe(online=self.state.reachable, healthy=self.state.ready)
+
+    def report(self) -> MemberReport:
+        return MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(self.state.allocatable))
+
+    def apply(self, work: Work, now: datetime) -> AppliedWork:
+        """Apply a Work not applied yet, or changed since, as a new revision of its
+        objects; they are healthy once `workload_ready_after` has passed since."""
+        uid, generation = work.metadata.uid or "", work.metadata.generation or 0
+        applied = self.applied.get(uid)
+        if applied is None or applied.work_generation != generation:
+            revision = applied.generation + 1 if applied else 1
+            applied = self.applied[uid] = _Applied(generation, revision, now)
+        ready_at = applied.since + self.state.workload_ready_after
+        healthy = self.state.workloads_healthy and now >= ready_at
+        manifests = work.spec.workload.manifests or []
+        return AppliedWork(
+            [_member_object(m, applied.generation, healthy) for m in manifests],
+            observed=healthy,
+            recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
+        )
+
+    def delete_workload(self, work: Work) -> bool:
+        """False while the member cannot be reached."""
+        if not self.state.reachable:
+            return False
+        self.applied.pop(work.metadata.uid or "", None)
+        return True
+
+    def prune_workloads(self, live: Collection[str]) -> None:
+        # A Work gone without the execution controller (its finalizer removed by hand).
+        self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
+
+
+@dataclass
+class _Agent:
+    """What a member's agents keep in memory between loops, as upstream's do."""
+
     threshold: ThresholdState | None = None
     next_lease: datetime | None = None
     next_status: datetime | None = None
     ocm_first_failure: datetime | None = None
     # What the last status loop read, when it found nothing to report (see below).
-    steady: tuple[str | None, Probe, MemberState] | None = None
-    applied: dict[str, _Applied] = field(default_factory=dict)  # by Work uid
-    # The Work version and health last reported, by Work uid.
-    reported: dict[str, tuple[str | None, bool]] = field(default_factory=dict)
-
-    def probe(self) -> Probe:
-        return Probe(online=self.state.reachable, healthy=self.state.ready)
-
-    def report(self, api_enablements: list[APIEnablement]) -> MemberReport:
-        return MemberReport(KUBERNETES_VERSION, api_enablements, dict(self.state.allocatable))
+    steady: tuple[str | None, Probe, MemberReport] | None = None
+    # The Work version and what its status was read from, last reported, by Work uid.
+    reported: dict[str, tuple[str | None, Hashable]] = field(default_factory=dict)
 
 
-class SimulatedFleet:
-    """The simulated members, and the controller that runs their agents."""
+class MemberAgents:
+    """The agents of member clusters, as one controller keyed by member name."""
 
-    def __init__(
-        self, states: Mapping[str, MemberState], enabled_kinds: Iterable[KindInfo]
-    ) -> None:
-        self.members = {name: _Member(name, state) for name, state in states.items()}
-        self.api_enablements = _api_enablements(enabled_kinds)
-
-    def set_state(self, name: str, state: MemberState) -> None:
-        self.members[name].state = state
-
-    def state(self, name: str) -> MemberState:
-        return self.members[name].state
+    def __init__(self, members: Mapping[str, MemberCluster]) -> None:
+        self.clusters = dict(members)
+        self._agents = {name: _Agent() for name in members}
 
     def backs(self, name: str) -> bool:
-        return name in self.members
+        return name in self.clusters
 
     def probe(self, name: str) -> Probe | None:
-        """A Push cluster's health probe; None for a cluster no simulated member backs."""
-        member = self.members.get(name)
+        """A Push cluster's health probe; None for a cluster no member here backs."""
+        member = self.clusters.get(name)
         return member.probe() if member else None
 
     def report(self, name: str) -> MemberReport | None:
-        member = self.members.get(name)
-        return member.report(self.api_enablements) if member else None
+        member = self.clusters.get(name)
+        return member.report() if member else None
 
     def delete_workload(self, name: str, work: Work) -> bool:
         """The execution controller deleting a Work's workload from a member: True once it
-        is gone (a cluster no simulated member backs has nothing to delete), False when the
+        is gone (a cluster no member here backs has nothing to delete), False when the
         member cannot be reached."""
-        member = self.members.get(name)
-        if member is None:
-            return True
-        if not member.state.reachable:
-            return False
-        member.applied.pop(work.metadata.uid or "", None)
-        return True
+        member = self.clusters.get(name)
+        return member.delete_workload(work) if member else True
 
     def controller(self) -> Controller:
         return Controller(
@@ -167,158 +240,190 @@ class SimulatedFleet:
         )
 
     def _own_name(self, obj: Resource) -> list[str]:
-        return [obj.name] if obj.name in self.members else []
+        return [obj.name] if obj.name in self.clusters else []
 
     def _execution_space_owner(self, obj: Resource) -> list[str]:
         name = obj.namespace.removeprefix(EXECUTION_SPACE_PREFIX)
         return (
             [name]
-            if obj.namespace.startswith(EXECUTION_SPACE_PREFIX) and name in self.members
+            if obj.namespace.startswith(EXECUTION_SPACE_PREFIX) and name in self.clusters
             else []
         )
 
     def reconcile(self, key: str, ctx: Context) -> Result:
-        member = self.members.get(key)
+        member = self.clusters.get(key)
         if member is None:
             return Result()
-        now = ctx.clock.now()
+        agent, now = self._agents[key], ctx.clock.now()
         cluster = ctx.cache.informer(CLUSTER).get(key)
         managed = ctx.cache.informer(MANAGED_CLUSTER).get(key)
-        if not member.state.reachable:
+        if not member.reaches_hub:
             # Nothing leaves the member, not even its registration; look again at the
             # agent's usual pace.
             return requeue_after(ctx.settings.cluster_status_update_frequency)
         if cluster is None and managed is None:
             # karmada-agent registers, then its status loop reports straight away.
             cluster = REGISTRY.decode(ctx.store.create(_pull_cluster(key)))
-        wakeups = self._apply_works(member, cluster, ctx, now)
+        wakeups = _work_agent(key, member, agent, cluster, ctx, now)
         if isinstance(managed, ManagedCluster):
-            wakeups += self._ocm_agent(member, managed, ctx, now)
+            wakeups += _ocm_agent(member, agent, managed, ctx, now)
         elif isinstance(cluster, Cluster) and cluster.spec.sync_mode == "Pull":
-            wakeups += self._karmada_agent(member, cluster, ctx, now)
+            wakeups += _karmada_agent(member, agent, cluster, ctx, now)
         else:
             wakeups.append(now + ctx.settings.cluster_status_update_frequency)
         return requeue_after(min(wakeups) - now)
 
-    # karmada-agent ----------------------------------------------------------------------
 
-    def _karmada_agent(
-        self, member: _Member, cluster: Cluster, ctx: Context, now: datetime
-    ) -> list[datetime]:
-        s = ctx.settings
-        if member.next_lease is None or now >= member.next_lease:
-            seconds = int(s.cluster_lease_duration.total_seconds())
-            _renew_lease(ctx, KARMADA_LEASE_NAMESPACE, cluster.name, cluster, seconds, now)
-            member.next_lease = (
-                now + s.cluster_lease_duration * s.cluster_lease_renew_interval_fraction
-            )
-        if member.next_status is None or now >= member.next_status:
-            self._report_cluster_status(member, cluster, ctx, now)
-            member.next_status = now + s.cluster_status_update_frequency
-        return [member.next_lease, member.next_status]
+class SimulatedFleet(MemberAgents):
+    """The simulated members, and the controller that runs their agents."""
 
-    def _report_cluster_status(
-        self, member: _Member, cluster: Cluster, ctx: Context, now: datetime
+    def __init__(
+        self, states: Mapping[str, MemberState], enabled_kinds: Iterable[KindInfo]
     ) -> None:
-        """The agent's status loop. Once Ready agrees with the probe and nothing it reads
-        has changed since, another run would write the very same status: skip it."""
-        probe, s = member.probe(), ctx.settings
-        inputs = (cluster.metadata.resource_version, probe, member.state)
-        if member.steady == inputs:
-            return
-        status, member.threshold = collect_cluster_status(
-            cluster.status, probe, member.report(self.api_enablements),
-            member.threshold, now, s.cluster_success_threshold, s.cluster_failure_threshold,
-        )  # fmt: skip
-        wrote = update_status_if_changed(ctx.store, cluster, status)
-        ready = find_condition(status.conditions, READY)
-        settled = ready is not None and ready.status == observed_ready_condition(probe).status
-        member.steady = inputs if settled and not wrote else None
+        enablements = api_enablements((i.api_version, i.plural, i.kind) for i in enabled_kinds)
+        self.members = {
+            name: SimulatedCluster(state, enablements) for name, state in states.items()
+        }
+        super().__init__(self.members)
 
-    # OCM registration agent ---------------------------------------------------------------
+    def set_state(self, name: str, state: MemberState) -> None:
+        self.members[name].state = state
 
-    def _ocm_agent(
-        self, member: _Member, cluster: ManagedCluster, ctx: Context, now: datetime
-    ) -> list[datetime]:
-        if not _hub_accepted(cluster):
-            # Neither the lease nor the status before the hub accepts the cluster; both
-            # start at once when it does (its update wakes us), else the resync looks again.
-            member.next_lease = member.next_status = None
-            return [now + OCM_HEALTH_CHECK_PERIOD]
-        seconds = cluster.spec.lease_duration_seconds or OCM_DEFAULT_LEASE_SECONDS
-        if member.next_lease is None or now >= member.next_lease:
-            _renew_ocm_lease(ctx, cluster.name, now)
-            member.next_lease = now + timedelta(seconds=seconds)
-        if member.next_status is None or now >= member.next_status:
-            member.next_status = now + self._ocm_status(member, cluster, ctx, now)
-        return [member.next_lease, member.next_status]
+    def state(self, name: str) -> MemberState:
+        return self.members[name].state
 
-    def _ocm_status(
-        self, member: _Member, cluster: ManagedCluster, ctx: Context, now: datetime
-    ) -> timedelta:
-        """The spoke's status loop; the delay to its next run."""
-        conditions = set_status_condition(cluster.status.conditions, _JOINED, now)
-        next_run = OCM_HEALTH_CHECK_PERIOD
-        if member.state.ready:
-            member.ocm_first_failure = None
-            conditions = set_status_condition(conditions, _AVAILABLE, now)
+
+# karmada-agent ------------------------------------------------------------------------------------
+
+
+def _karmada_agent(
+    member: MemberCluster, agent: _Agent, cluster: Cluster, ctx: Context, now: datetime
+) -> list[datetime]:
+    s = ctx.settings
+    if agent.next_lease is None or now >= agent.next_lease:
+        seconds = int(s.cluster_lease_duration.total_seconds())
+        _renew_lease(ctx, KARMADA_LEASE_NAMESPACE, cluster.name, cluster, seconds, now)
+        agent.next_lease = now + s.cluster_lease_duration * s.cluster_lease_renew_interval_fraction
+    if agent.next_status is None or now >= agent.next_status:
+        _report_cluster_status(member, agent, cluster, ctx, now)
+        agent.next_status = now + s.cluster_status_update_frequency
+    return [agent.next_lease, agent.next_status]
+
+
+def _report_cluster_status(
+    member: MemberCluster, agent: _Agent, cluster: Cluster, ctx: Context, now: datetime
+) -> None:
+    """The agent's status loop. Once Ready agrees with the probe and nothing it reads
+    has changed since, another run would write the very same status: skip it."""
+    probe, s = member.probe(), ctx.settings
+    report = member.report() if probe.online else _NOTHING_REPORTED
+    inputs = (cluster.metadata.resource_version, probe, report)
+    if agent.steady == inputs:
+        return
+    status, agent.threshold = collect_cluster_status(
+        cluster.status, probe, report, agent.threshold, now,
+        s.cluster_success_threshold, s.cluster_failure_threshold,
+    )  # fmt: skip
+    wrote = update_status_if_changed(ctx.store, cluster, status)
+    ready = find_condition(status.conditions, READY)
+    settled = ready is not None and ready.status == observed_ready_condition(probe).status
+    agent.steady = inputs if settled and not wrote else None
+
+
+# OCM registration agent ---------------------------------------------------------------------------
+
+
+def _ocm_agent(
+    member: MemberCluster,
+    agent: _Agent,
+    cluster: ManagedCluster,
+    ctx: Context,
+    now: datetime,
+) -> list[datetime]:
+    if not _hub_accepted(cluster):
+        # Neither the lease nor the status before the hub accepts the cluster; both
+        # start at once when it does (its update wakes us), else the resync looks again.
+        agent.next_lease = agent.next_status = None
+        return [now + OCM_HEALTH_CHECK_PERIOD]
+    seconds = cluster.spec.lease_duration_seconds or OCM_DEFAULT_LEASE_SECONDS
+    if agent.next_lease is None or now >= agent.next_lease:
+        _renew_ocm_lease(ctx, cluster.name, now)
+        agent.next_lease = now + timedelta(seconds=seconds)
+    if agent.next_status is None or now >= agent.next_status:
+        agent.next_status = now + _ocm_status(member, agent, cluster, ctx, now)
+    return [agent.next_lease, agent.next_status]
+
+
+def _ocm_status(
+    member: MemberCluster, agent: _Agent, cluster: ManagedCluster, ctx: Context, now: datetime
+) -> timedelta:
+    """The spoke's status loop; the delay to its next run."""
+    conditions = set_status_condition(cluster.status.conditions, _JOINED, now)
+    next_run = OCM_HEALTH_CHECK_PERIOD
+    if member.probe().healthy:
+        agent.ocm_first_failure = None
+        conditions = set_status_condition(conditions, _AVAILABLE, now)
+    else:
+        agent.ocm_first_failure = agent.ocm_first_failure or now
+        if now - agent.ocm_first_failure >= OCM_FAILURE_THRESHOLD:
+            conditions = set_status_condition(conditions, _KUBE_API_UNAVAILABLE, now)
         else:
-            member.ocm_first_failure = member.ocm_first_failure or now
-            if now - member.ocm_first_failure >= OCM_FAILURE_THRESHOLD:
-                conditions = set_status_condition(conditions, _KUBE_API_UNAVAILABLE, now)
-            else:
-                next_run = OCM_HEALTH_RETRY_INTERVAL
-        status = cluster.status.model_copy()
-        status.conditions = conditions
-        status.allocatable = dict(member.state.allocatable)
-        status.capacity = dict(member.state.allocatable)
-        status.version = status.version or ManagedClusterVersion(kubernetes=KUBERNETES_VERSION)
-        update_status_if_changed(ctx.store, cluster, status)
-        return next_run
+            next_run = OCM_HEALTH_RETRY_INTERVAL
+    report = member.report()
+    status = cluster.status.model_copy()
+    status.conditions = conditions
+    status.allocatable = dict(report.allocatable)
+    status.capacity = dict(report.allocatable)
+    status.version = status.version or ManagedClusterVersion(kubernetes=report.kubernetes_version)
+    update_status_if_changed(ctx.store, cluster, status)
+    return next_run
 
-    # Work ---------------------------------------------------------------------------------
 
-    def _apply_works(
-        self, member: _Member, cluster: Resource | None, ctx: Context, now: datetime
-    ) -> list[datetime]:
-        works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + member.name)
-        present = {work.metadata.uid for work in works}
-        # A Work gone without the execution controller (its finalizer removed by hand).
-        member.applied = {uid: a for uid, a in member.applied.items() if uid in present}
-        member.reported = {uid: r for uid, r in member.reported.items() if uid in present}
-        if not (isinstance(cluster, Cluster) and _ready(cluster)):
-            return []
-        wakeups: list[datetime] = []
-        for work in works:
-            assert isinstance(work, Work)
-            if work.metadata.deletion_timestamp is not None or work.spec.suspend_dispatching:
-                continue
-            applied = _apply(member, work, now)
-            ready_at = applied.since + member.state.workload_ready_after
-            healthy = member.state.workloads_healthy and now >= ready_at
-            if member.state.workloads_healthy and not healthy:
-                wakeups.append(ready_at)
-            seen = (work.metadata.resource_version, healthy)
-            if member.reported.get(uid := str(work.metadata.uid)) != seen:
-                # Reported once per Work version and health: a repeat writes nothing new.
-                written = _report_work(ctx, work, applied.generation, healthy, now)
-                member.reported[uid] = (written or work.metadata.resource_version, healthy)
-        return wakeups
+# Work ---------------------------------------------------------------------------------------------
+
+
+def _work_agent(
+    name: str,
+    member: MemberCluster,
+    agent: _Agent,
+    cluster: Resource | None,
+    ctx: Context,
+    now: datetime,
+) -> list[datetime]:
+    works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + name)
+    live = {work.metadata.uid or "" for work in works}
+    agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
+    ready = isinstance(cluster, Cluster) and _ready(cluster)
+    wakeups = _apply_and_report(member, agent, works, ctx, now) if ready else []
+    # After applying: a Work deleted and made again keeps the objects it still lists.
+    member.prune_workloads(live)
+    return wakeups
+
+
+def _apply_and_report(
+    member: MemberCluster, agent: _Agent, works: list[Resource], ctx: Context, now: datetime
+) -> list[datetime]:
+    """Apply every Work neither deleted nor suspended, and report its status; when to look
+    again for a status that changes of itself."""
+    wakeups: list[datetime] = []
+    for work in works:
+        assert isinstance(work, Work)
+        if work.metadata.deletion_timestamp is not None or work.spec.suspend_dispatching:
+            continue
+        applied = member.apply(work, now)
+        if applied.recheck_at is not None:
+            wakeups.append(applied.recheck_at)
+        seen = (work.metadata.resource_version, applied.observed)
+        if agent.reported.get(uid := str(work.metadata.uid)) != seen:
+            # Reported once per Work version and observation: a repeat writes nothing new.
+            written = _report_work(ctx, work, applied, now)
+            agent.reported[uid] = (written or work.metadata.resource_version, applied.observed)
+    return wakeups
 
 
 def _ready(cluster: Cluster) -> bool:
     ready = find_condition(cluster.status.conditions, READY)
     return ready is not None and ready.status == "True"
-
-
-def _apply(member: _Member, work: Work, now: datetime) -> _Applied:
-    """Apply a Work not applied yet, or changed since: a new revision of its objects."""
-    uid, generation = work.metadata.uid or "", work.metadata.generation or 0
-    applied = member.applied.get(uid)
-    if applied is None or applied.work_generation != generation:
-        revision = applied.generation + 1 if applied else 1
-        applied = member.applied[uid] = _Applied(generation, revision, now)
-    return applied
 
 
 _JOINED = Condition(
@@ -334,6 +439,7 @@ _KUBE_API_UNAVAILABLE = Condition(
     reason="ManagedClusterKubeAPIServerUnavailable",
     message="The kube-apiserver is not ok, status code: 503, ",
 )  # fmt: skip
+_NOTHING_REPORTED = MemberReport("", [], {})  # what an offline member tells
 _APPLIED = Condition(
     type="Applied", status="True", reason="AppliedSuccessful",
     message="Manifest has been successfully applied",
@@ -395,16 +501,27 @@ def _owner_reference(owner: Resource) -> dict[str, Any]:
     }
 
 
-def _report_work(
-    ctx: Context, work: Work, generation: int, healthy: bool, now: datetime
-) -> str | None:
+def _report_work(ctx: Context, work: Work, applied: AppliedWork, now: datetime) -> str | None:
+    """The execution controller's Applied condition and the work status controller's
+    manifestStatuses, for the objects the member runs."""
     status = work.status.model_copy()
-    status.conditions = set_status_condition(work.status.conditions, _APPLIED, now)
+    applied_condition = _applied_condition(len(applied.objects), applied.failures)
+    status.conditions = set_status_condition(work.status.conditions, applied_condition, now)
     status.manifest_statuses = [
-        _manifest_status(i, _member_object(manifest, generation, healthy))
-        for i, manifest in enumerate(work.spec.workload.manifests or [])
+        _manifest_status(i, obj) for i, obj in enumerate(applied.objects) if obj is not None
     ]
     return update_status_if_changed(ctx.store, work, status)
+
+
+def _applied_condition(total: int, failures: Sequence[str]) -> Condition:
+    """syncToClusters' Applied condition; failures aggregated as errors.NewAggregate does."""
+    if not failures:
+        return _APPLIED
+    errors = failures[0] if len(failures) == 1 else f"[{', '.join(failures)}]"
+    return Condition(
+        type="Applied", status="False", reason="AppliedFailed",
+        message=f"Failed to apply all manifests ({total - len(failures)}/{total}): {errors}",
+    )  # fmt: skip
 
 
 def _member_object(manifest: Mapping[str, Any], generation: int, healthy: bool) -> dict[str, Any]:
@@ -443,10 +560,12 @@ def _manifest_status(ordinal: int, obj: Mapping[str, Any]) -> ManifestStatus:
     return ManifestStatus.model_validate(result)
 
 
-def _api_enablements(kinds: Iterable[KindInfo]) -> list[APIEnablement]:
+def api_enablements(resources: Iterable[tuple[str, str, str]]) -> list[APIEnablement]:
+    """getAPIEnablements' shape, from (groupVersion, resource, kind): sorted by group
+    version, then by resource."""
     by_group_version: dict[str, dict[str, str]] = {}
-    for info in kinds:
-        by_group_version.setdefault(info.api_version, {})[info.plural] = info.kind
+    for group_version, plural, kind in resources:
+        by_group_version.setdefault(group_version, {})[plural] = kind
     return [
         APIEnablement.model_validate(
             {

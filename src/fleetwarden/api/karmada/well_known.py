@@ -57,6 +57,9 @@ RESOURCE_TEMPLATE_CLAIMED_BY_LABEL = "resourcetemplate.karmada.io/claimed-by"
 # Which binding a Work, or a manifest in a Work, derives from.
 RESOURCE_BINDING_NAMESPACE_ANNOTATION = "resourcebinding.karmada.io/namespace"
 RESOURCE_BINDING_NAME_ANNOTATION = "resourcebinding.karmada.io/name"
+# How the member side treats an object it finds there that Karmada does not manage.
+CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
+CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
 CLUSTER_RESOURCE_BINDING_ANNOTATION = "clusterresourcebinding.karmada.io/name"
 BINDING_MANAGED_BY_LABEL = "binding.karmada.io/managed-by"
 # Which Work a resource on a member cluster derives from.

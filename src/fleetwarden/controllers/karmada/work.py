@@ -20,6 +20,8 @@ from fleetwarden.api.karmada.well_known import (
     BINDING_CONTROLLER_FINALIZER,
     CLUSTER_RESOURCE_BINDING_ANNOTATION,
     CLUSTER_RESOURCE_BINDING_CONTROLLER_FINALIZER,
+    CONFLICT_RESOLUTION_ANNOTATION,
+    CONFLICT_RESOLUTION_OVERWRITE,
     EXECUTION_CONTROLLER_FINALIZER,
     MANAGED_BY_KARMADA_LABEL,
     RESOURCE_BINDING_NAME_ANNOTATION,
@@ -56,8 +58,6 @@ from fleetwarden.store.interface import Store
 WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 
-CONFLICT_RESOLUTION_ANNOTATION = "work.karmada.io/conflict-resolution"
-CONFLICT_RESOLUTION_OVERWRITE = "overwrite"
 CONFLICT_RESOLUTION_ABORT = "abort"
 
 Binding = ResourceBinding | ClusterResourceBinding
