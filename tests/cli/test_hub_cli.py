@@ -18,10 +18,11 @@ from fleetwarden.admission import default_chain
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli import app
 from fleetwarden.cli.describe import content_lines, describe_object, smart_label
-from fleetwarden.cli.printers import TablePrinter, human_duration, tabbed
+from fleetwarden.cli.printers import TablePrinter, tabbed
 from fleetwarden.client import Client
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.events import NORMAL, EventRecorder
+from fleetwarden.semantics.durations import human_duration
 from fleetwarden.server import Server, create_app
 from fleetwarden.store import MemoryStore
 

@@ -3,44 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import parse_time
+from fleetwarden.semantics.durations import human_duration
 
 Obj = dict[str, Any]
-
-
-def human_duration(delta: timedelta) -> str:
-    """duration.HumanDuration: two or three significant figures, as kubectl's AGE."""
-    seconds = int(delta.total_seconds())
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
-    if seconds < 120:
-        return f"{seconds}s"
-    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
-    if minutes < 10:
-        return _pair(minutes, "m", seconds % 60, "s")
-    if minutes < 180:
-        return f"{minutes}m"
-    if hours < 8:
-        return _pair(hours, "h", minutes % 60, "m")
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        return _pair(days, "d", hours % 24, "h")
-    if hours < 24 * 365 * 2:
-        return f"{days}d"
-    if hours < 24 * 365 * 8:
-        return _pair(days // 365, "y", days % 365, "d")
-    return f"{days // 365}y"
-
-
-def _pair(major: int, major_unit: str, minor: int, minor_unit: str) -> str:
-    return f"{major}{major_unit}{minor}{minor_unit}" if minor else f"{major}{major_unit}"
 
 
 def age(timestamp: str | None, now: datetime) -> str:

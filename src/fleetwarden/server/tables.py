@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -20,6 +20,7 @@ from typing import Any
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import LabelSelector, parse_time
+from fleetwarden.semantics.durations import human_duration
 from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
 from fleetwarden.server.jsonpath import JSONPath, compile_path
 from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS, PrinterColumn
@@ -214,41 +215,13 @@ def _since(timestamp: Any, now: datetime) -> str:
     if not timestamp:
         return "<unknown>"
     try:
-        return _human_duration(now - parse_time(timestamp))
+        return human_duration(now - parse_time(timestamp))
     except ValueError:
         return "<invalid>"
 
 
 def _age(obj: Obj, now: datetime) -> str:
     return _since(_get(obj, "metadata", "creationTimestamp"), now)
-
-
-def _human_duration(elapsed: timedelta) -> str:
-    """apimachinery's duration.HumanDuration: two or three significant figures."""
-    seconds = int(elapsed.total_seconds())
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
-    if seconds < 120:
-        return f"{seconds}s"
-    minutes, hours, days = seconds // 60, seconds // 3600, seconds // 86400
-    if minutes < 10:
-        return f"{minutes}m{seconds % 60}s" if seconds % 60 else f"{minutes}m"
-    if minutes < 180:
-        return f"{minutes}m"
-    if hours < 8:
-        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
-    if hours < 48:
-        return f"{hours}h"
-    if hours < 24 * 8:
-        return f"{days}d{hours % 24}h" if hours % 24 else f"{days}d"
-    if hours < 24 * 365 * 2:
-        return f"{days}d"
-    if hours < 24 * 365 * 8:
-        years, rest = divmod(days, 365)
-        return f"{years}y{rest}d" if rest else f"{years}y"
-    return f"{days // 365}y"
 
 
 def _containers(obj: Obj) -> tuple[str, str]:
