@@ -171,4 +171,6 @@ def test_stopping_the_server_ends_its_watches(api: Api) -> None:
 def test_a_bad_selector_is_refused_before_the_stream(api: Api) -> None:
     reply = api.get(f"{CLUSTERS}?watch=true&fieldSelector=spec.syncMode%3DPush")
     assert reply.status == 400
-    assert reply.json["message"] == "field label not supported: spec.syncMode"
+    assert reply.json["message"] == (
+        '"spec.syncMode" is not a known field selector: only "metadata.name", "metadata.namespace"'
+    )

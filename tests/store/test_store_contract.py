@@ -17,6 +17,7 @@ from fleetwarden.api.errors import (
     NotFound,
     StatusError,
 )
+from fleetwarden.api.kinds import FieldLabels
 from fleetwarden.store import CoreStore, EventType, PatchType, WatchEvent
 
 from .conftest import (
@@ -535,14 +536,16 @@ def test_list_filters_by_field_selector(store: CoreStore) -> None:
     assert names(store.list(DEPLOYMENTS, field_selector="metadata.namespace!=two")) == ["one/a"]
     with pytest.raises(BadRequest) as err:
         store.list(DEPLOYMENTS, field_selector="spec.replicas=1")
-    assert err.value.message == "field label not supported: spec.replicas"
+    assert err.value.message == (
+        '"spec.replicas" is not a known field selector: only "metadata.name", "metadata.namespace"'
+    )
 
 
 def test_per_kind_fields_come_from_an_injected_function(make_store: MakeStore) -> None:
-    def fields(info: Any) -> dict[str, Any]:
+    def fields(info: Any) -> FieldLabels:
         if info is CLUSTERS:
-            return {"spec.provider": lambda o: o.get("spec", {}).get("provider", "")}
-        return {}
+            return FieldLabels({"spec.provider": lambda o: o.get("spec", {}).get("provider", "")})
+        return FieldLabels()
 
     store = make_store(fields=fields)
     for name, provider in [("m1", "aws"), ("m2", "gcp"), ("m3", "")]:

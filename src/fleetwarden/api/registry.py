@@ -14,7 +14,13 @@ from pydantic import ValidationError
 
 from fleetwarden.api import core, karmada, ocm
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
-from fleetwarden.api.kinds import KindInfo, split_api_version
+from fleetwarden.api.kinds import (
+    OBJECT_META_FIELD_LABELS,
+    FieldGetter,
+    FieldLabels,
+    KindInfo,
+    split_api_version,
+)
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.ocm import addon
 
@@ -199,6 +205,68 @@ def _plain(value: Any) -> Any:
 REGISTRY = Registry(
     [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *karmada.KINDS, *ocm.KINDS, *addon.KINDS]
 )
+
+
+# --- field labels --------------------------------------------------------------------------------
+
+
+def _at(*keys: str) -> FieldGetter:
+    """The string at a path of the object, or "" (Go's zero value) where there is none."""
+
+    def get(obj: Mapping[str, Any]) -> str:
+        value: Any = obj
+        for key in keys:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        return value if isinstance(value, str) else ""
+
+    return get
+
+
+def _event_source(event: Mapping[str, Any]) -> str:
+    """An Event written through events.k8s.io has no source: its reporting controller
+    stands in (the event strategy's GetAttrs)."""
+    return _at("source", "component")(event) or _at("reportingComponent")(event)
+
+
+def _secret_type(secret: Mapping[str, Any]) -> str:
+    """Defaulting makes an untyped Secret Opaque; a stored one may still lack the field."""
+    return _at("type")(secret) or "Opaque"
+
+
+_INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+# The kinds whose field label conversion accepts more than the object's name and namespace
+# (pkg/apis/core/v1/conversion.go, and the strategies' GetAttrs that evaluate them).
+_FIELD_LABELS: dict[tuple[str, str], FieldLabels] = {
+    ("", "Event"): FieldLabels(
+        {
+            **{f"involvedObject.{key}": _at("involvedObject", key) for key in _INVOLVED},
+            "reason": _at("reason"),
+            "reportingComponent": _at("reportingComponent"),
+            "source": _event_source,
+            "type": _at("type"),
+        }
+    ),
+    ("", "Namespace"): FieldLabels({"status.phase": _at("status", "phase")}, namespace=False),
+    ("", "Secret"): FieldLabels({"type": _secret_type}),
+}
+# The other kinds served by an API server's own scheme, with no field label conversion:
+# apimachinery's default. Karmada's Cluster is one (karmada-aggregated-apiserver's).
+_DEFAULT_CONVERSION = {
+    *((info.group, info.kind) for info in [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS]),
+    ("cluster.karmada.io", "Cluster"),
+}
+
+
+def field_labels(info: KindInfo) -> FieldLabels:
+    """What a field selector on the kind may use. Any kind not above is a custom resource:
+    apiextensions' crConverter takes no namespace for a cluster-scoped one, and Karmada's
+    and OCM's CRDs declare no selectableFields."""
+    key = (info.group, info.kind)
+    if key in _FIELD_LABELS:
+        return _FIELD_LABELS[key]
+    if key in _DEFAULT_CONVERSION:
+        return OBJECT_META_FIELD_LABELS
+    return FieldLabels(namespace=info.namespaced)
 
 
 def decode(data: Mapping[str, Any]) -> Resource:

@@ -10,12 +10,13 @@ from typing import Annotated, Any
 
 import typer
 
-from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.errors import StatusError
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, NamespaceOption, fail_with, hub
 from fleetwarden.cli.printers import age, go_value, tabbed
 from fleetwarden.client import Client
 from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
+from fleetwarden.semantics.selectors import FieldRequirement, FieldSelector, Operator
 
 Obj = dict[str, Any]
 EVENT = REGISTRY.info("v1", "Event")
@@ -29,6 +30,7 @@ _SKIPPED = (
     ".metadata.annotations",
 )
 _MAX_ANNOTATION = 140
+_EVENTS_CHUNK = 500  # kubectl's --chunk-size
 _ACRONYMS = ("API", "URL", "UID", "GUID")
 
 
@@ -79,30 +81,34 @@ def describe_object(obj: Mapping[str, Any], events: list[Obj], now: datetime) ->
 
 
 def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
-    """The Events whose involvedObject is obj, in its namespace (any, for a cluster-scoped
-    object), by field selector as kubectl asks; by filtering when the server has none."""
+    """The Events about obj, asked for as kubectl's searchEvents asks: by a field selector on
+    the involvedObject's name and namespace, and its kind and uid where obj has them; in
+    obj's namespace (every one, for a cluster-scoped object), a chunk at a time."""
     metadata = obj.get("metadata") or {}
-    wanted = {
-        "involvedObject.name": metadata.get("name"),
-        "involvedObject.namespace": metadata.get("namespace") or "",
-        "involvedObject.kind": obj.get("kind"),
-        "involvedObject.uid": metadata.get("uid"),
+    involved = {  # in key order, as fields.Set.AsSelector writes them
+        "kind": obj.get("kind") or "",
+        "name": metadata.get("name") or "",
+        "namespace": metadata.get("namespace") or "",
+        "uid": metadata.get("uid") or "",
     }
-    wanted = {field: value for field, value in wanted.items() if value is not None}
-    namespace = metadata.get("namespace") or None
-    selector = ",".join(f"{field}={value}" for field, value in wanted.items())
-    try:
-        items: list[Obj] = client.list(EVENT, namespace, field_selector=selector)["items"]
-        return items
-    except BadRequest:  # `field label not supported`: a server without Event field selectors
-        return [e for e in client.list(EVENT, namespace)["items"] if _involves(e, wanted)]
-
-
-def _involves(event: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
-    involved = event.get("involvedObject") or {}
-    return all(
-        (involved.get(field.partition(".")[2]) or "") == value for field, value in wanted.items()
+    selector = FieldSelector(
+        tuple(
+            FieldRequirement(f"involvedObject.{key}", Operator.EQUALS, value)
+            for key, value in involved.items()
+            if value or key in ("name", "namespace")
+        )
     )
+    namespace = involved["namespace"] or None
+    events: list[Obj] = []
+    token: str | None = None
+    while True:
+        page = client.list(
+            EVENT, namespace, field_selector=str(selector), limit=_EVENTS_CHUNK, continue_=token
+        )
+        events.extend(page.get("items") or [])
+        token = (page.get("metadata") or {}).get("continue") or None
+        if token is None:
+            return events
 
 
 def _annotations(metadata: Mapping[str, Any]) -> dict[str, str]:

@@ -15,7 +15,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from fleetwarden.api.errors import Expired, StatusError
 from fleetwarden.api.kinds import KindInfo
@@ -110,10 +110,15 @@ class RemoteStore:
         info: KindInfo | None = None,
         namespace: str | None = None,
         resource_version: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
     ) -> MergedWatch:
-        """Events after resource_version of one kind, or of every kind of the scope."""
+        """Events after resource_version of one kind, or of every kind of the scope; the
+        hub applies the selectors."""
         kinds = {info: namespace or self.scope.get(info)} if info else self.scope
-        return MergedWatch(self.client, kinds, resource_version)
+        selectors = Selectors(label_selector, field_selector)
+        return MergedWatch(self.client, kinds, resource_version, selectors)
 
     def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
         raise NotImplementedError("a remote store is watched, not subscribed to")
@@ -128,14 +133,27 @@ class RemoteStore:
         self.client.close()
 
 
+class Selectors(NamedTuple):
+    label_selector: str | None = None
+    field_selector: str | None = None
+
+
 class MergedWatch:
     """One watch per kind, merged into one stream of store WatchEvents."""
 
-    def __init__(self, client: Client, kinds: Scope, resource_version: str | None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        kinds: Scope,
+        resource_version: str | None,
+        selectors: Selectors,
+    ) -> None:
         self._events: queue.Queue[WatchEvent | Exception | None] = queue.Queue()
         self._closed = threading.Event()
         self._streams: list[_Stream] = [
-            _Stream(client, info, namespace, resource_version, self._events, self._closed)
+            _Stream(
+                client, info, namespace, resource_version, selectors, self._events, self._closed
+            )
             for info, namespace in kinds.items()
         ]
         for stream in self._streams:
@@ -166,12 +184,13 @@ class _Stream(threading.Thread):
         info: KindInfo,
         namespace: str | None,
         resource_version: str | None,
+        selectors: Selectors,
         events: queue.Queue[WatchEvent | Exception | None],
         closed: threading.Event,
     ) -> None:
         super().__init__(name=f"watch-{info.plural}", daemon=True)
         self.client, self.info, self.namespace = client, info, namespace
-        self.resource_version = resource_version
+        self.resource_version, self.selectors = resource_version, selectors
         self.events, self.closed = events, closed
         self._collection = collection_of(info)
         self._lock = threading.Lock()
@@ -189,7 +208,13 @@ class _Stream(threading.Thread):
             self.closed.wait(RECONNECT_DELAY)
 
     def _follow(self) -> None:
-        watch = self.client.watch(self.info, self.namespace, resource_version=self.resource_version)
+        watch = self.client.watch(
+            self.info,
+            self.namespace,
+            resource_version=self.resource_version,
+            label_selector=self.selectors.label_selector,
+            field_selector=self.selectors.field_selector,
+        )
         with self._lock:
             self._watch = watch
         if self.closed.is_set():

@@ -3,12 +3,8 @@
 server stops.
 
 A store watch blocks its reader, so a small thread per watch hands its events to the
-event loop. Selectors are applied here, as the API server's cacher applies them: an
-object that stops matching is sent as DELETED, one that starts matching as ADDED. The
-store keeps no previous state of an object, so what a client already has is tracked from
-what this watch sent; a watch resumed from a resourceVersion starts from the objects that
-match when it starts (one that matched at that version but no longer does when the watch
-starts gets no DELETED).
+event loop. The store applies the selectors, as the API server's cacher does: an object
+that stops matching is sent as DELETED, one that starts matching as ADDED.
 """
 
 from __future__ import annotations
@@ -20,16 +16,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fleetwarden.api.errors import BadRequest, Expired
+from fleetwarden.api.errors import Expired
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.semantics.selectors import (
-    FieldSelector,
-    Selector,
-    SelectorError,
-    parse_field_selector,
-    parse_selector,
-)
-from fleetwarden.store.interface import EventType, Obj, Store, Watch, WatchEvent
+from fleetwarden.store.interface import Obj, Store, Watch, WatchEvent
 
 Send = Callable[[Mapping[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[Mapping[str, Any]]]
@@ -38,7 +27,6 @@ Render = Callable[[Obj], Any]
 
 # kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after this.
 DEFAULT_TIMEOUT = 1800.0
-_SELECTABLE = ("metadata.name", "metadata.namespace")
 
 
 @dataclass(frozen=True)
@@ -50,50 +38,6 @@ class WatchOptions:
     bookmarks: bool = False
 
 
-class _Filter:
-    """The selectors, and which objects the client holds as matching them."""
-
-    def __init__(self, labels: Selector | None, fields: FieldSelector | None) -> None:
-        self.labels, self.fields = labels, fields
-        self.visible: set[tuple[str, str]] = set()
-
-    @property
-    def active(self) -> bool:
-        return self.labels is not None or self.fields is not None
-
-    def matches(self, obj: Obj) -> bool:
-        meta = obj["metadata"]
-        if self.labels is not None and not self.labels.matches(meta.get("labels")):
-            return False
-        fields = {"metadata.name": meta["name"], "metadata.namespace": meta.get("namespace", "")}
-        return self.fields is None or self.fields.matches(fields)
-
-    def translate(self, event: WatchEvent) -> str | None:
-        """The event type the client sees, or None when the event is none of its business."""
-        if not self.active:
-            return event.type.value
-        meta = event.object["metadata"]
-        key = (meta.get("namespace", ""), meta["name"])
-        held = key in self.visible
-        if event.type is not EventType.DELETED and self.matches(event.object):
-            self.visible.add(key)
-            return EventType.MODIFIED.value if held else EventType.ADDED.value
-        self.visible.discard(key)
-        return EventType.DELETED.value if held else None
-
-
-def _selectors(options: WatchOptions) -> _Filter:
-    try:
-        labels = parse_selector(options.label_selector) if options.label_selector else None
-        fields = parse_field_selector(options.field_selector) if options.field_selector else None
-    except SelectorError as err:
-        raise BadRequest(str(err)) from None
-    for requirement in fields.requirements if fields else ():
-        if requirement.field not in _SELECTABLE:
-            raise BadRequest(f"field label not supported: {requirement.field}")
-    return _Filter(labels, fields)
-
-
 class WatchSession:
     """One client's watch, opened (blocking: call it off the event loop) and then streamed."""
 
@@ -101,27 +45,30 @@ class WatchSession:
         self, store: Store, info: KindInfo, namespace: str | None, options: WatchOptions
     ) -> None:
         self.info, self.options = info, options
-        self.filter = _selectors(options)
         self.expired: Expired | None = None
         self.watch: Watch | None = None
         rv = options.resource_version
         if rv in (None, "", "0"):
             # Read before the watch opens, so no event at or below it is still to come.
             self.last_rv = store.resource_version
-            self.watch = store.watch(info, namespace, "0")
+            self.watch = self._open(store, namespace, "0")
             return
         assert rv is not None
-        if self.filter.active:
-            listed = store.list(info, namespace, label_selector=options.label_selector,
-                                field_selector=options.field_selector)  # fmt: skip
-            self.filter.visible = {
-                (o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in listed.items
-            }
         try:
-            self.watch = store.watch(info, namespace, rv)
+            self.watch = self._open(store, namespace, rv)
         except Expired as exc:
             self.expired = exc
         self.last_rv = int(rv) if rv.isdigit() else 0
+
+    def _open(self, store: Store, namespace: str | None, rv: str) -> Watch:
+        """The store's watch; a selector it refuses is a 400 before any event."""
+        return store.watch(
+            self.info,
+            namespace,
+            rv,
+            label_selector=self.options.label_selector,
+            field_selector=self.options.field_selector,
+        )
 
     def close(self) -> None:
         """Thread-safe: ends the stream (its pump thread lets the last events through)."""
@@ -170,17 +117,15 @@ class WatchSession:
             batch = [first]
             while not queue.empty() and batch[-1] is not None:
                 batch.append(queue.get_nowait())
-            lines = [self._line(e, encode, render) for e in batch if e is not None]
-            await _chunk(send, b"".join(line for line in lines if line))
+            await _chunk(
+                send, b"".join(self._line(e, encode, render) for e in batch if e is not None)
+            )
             if batch[-1] is None:
                 return
 
-    def _line(self, event: WatchEvent, encode: Encode, render: Render) -> bytes | None:
+    def _line(self, event: WatchEvent, encode: Encode, render: Render) -> bytes:
         self.last_rv = max(self.last_rv, event.resource_version)
-        kind = self.filter.translate(event)
-        if kind is None:
-            return None
-        return encode({"type": kind, "object": render(event.object)})
+        return encode({"type": event.type.value, "object": render(event.object)})
 
     def _bookmark(self) -> dict[str, Any]:
         obj = {

@@ -50,9 +50,9 @@ from fleetwarden.api.errors import (
     Path,
     StatusError,
 )
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import FieldGetter, FieldLabels, KindInfo
 from fleetwarden.api.meta import format_time
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.registry import REGISTRY, field_labels
 from fleetwarden.semantics.selectors import (
     FieldSelector,
     Selector,
@@ -183,16 +183,11 @@ def _plain_list(values: list[Any]) -> list[Any]:
     return copy
 
 
-FieldGetter = Callable[[Obj], str]
-# The selectable fields of a kind beyond metadata.name and metadata.namespace.
-FieldsFunc = Callable[[KindInfo], Mapping[str, FieldGetter]]
+# What a kind's field selectors may use.
+FieldsFunc = Callable[[KindInfo], FieldLabels]
 KindsFunc = Callable[[str, str], KindInfo]
 Key = tuple[str, str]  # (collection, path); path is `namespace/name`, or `name`
 _S = TypeVar("_S", Selector, FieldSelector)
-
-
-def no_extra_fields(info: KindInfo) -> Mapping[str, FieldGetter]:
-    return {}
 
 
 class StoreOptions(TypedDict, total=False):
@@ -266,6 +261,10 @@ class _Entry(NamedTuple):
     uid: str
     labels: dict[str, str]
     owners: tuple[str, ...]
+
+
+# Objects by (namespace, name): as cached, as logged (marshalled), or None where unknown.
+_State = dict[tuple[str, str], _Entry | bytes | None]
 
 
 class Backend(Protocol):
@@ -379,7 +378,7 @@ class CoreStore:
         new_uid: NewUid | None = None,
         rng: random.Random | None = None,
         kinds: KindsFunc = REGISTRY.info,
-        fields: FieldsFunc = no_extra_fields,
+        fields: FieldsFunc = field_labels,
         event_log_size: int = DEFAULT_EVENT_LOG_SIZE,
     ) -> None:
         if event_log_size < 1:
@@ -430,9 +429,7 @@ class CoreStore:
         limit: int | None = None,
         continue_: str | None = None,
     ) -> ListResult:
-        labels = _parse(parse_selector, label_selector)
-        fields = _parse(parse_field_selector, field_selector)
-        getters = self._field_getters(info, fields)
+        selection = _Selection.parse(label_selector, field_selector, self._fields(info))
         if not info.namespaced or not namespace:
             namespace = None  # "" is metav1.NamespaceAll
         with self._lock:
@@ -445,10 +442,9 @@ class CoreStore:
             (path, entry)
             for path, entry in entries[bisect_left(keys, start) :]
             if (namespace is None or entry.namespace == namespace)
-            and (labels is None or labels.matches(entry.labels))
-            and (fields is None or fields.matches(_fields_of(entry, getters)))
+            and (selection is None or selection.matches_entry(entry))
         )
-        return _page(matching, list_rv, limit, counted=labels is None and fields is None)
+        return _page(matching, list_rv, limit, counted=selection is None)
 
     # --- writes ------------------------------------------------------------------------
 
@@ -536,17 +532,31 @@ class CoreStore:
         info: KindInfo | None = None,
         namespace: str | None = None,
         resource_version: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
     ) -> Watch:
+        selection = None
+        if label_selector or field_selector:
+            if info is None:
+                raise ValueError("a watch of every kind takes no selectors")
+            selection = _Selection.parse(label_selector, field_selector, self._fields(info))
         collection = collection_of(info) if info else None
+        namespace = namespace or None
+        start: _State = {}  # what the client is taken to have, before the first event
         with self._lock:
-            watch = _Watch(collection, namespace or None)
+            watch = _Watch(collection, namespace, selection)
             if resource_version == "0":
                 for coll, entry in self._current(collection):
                     watch.offer_added(coll, entry)
-            elif resource_version:
-                for event in self._events_since(_parse_rv(resource_version)):
+            else:
+                rv = _parse_rv(resource_version) if resource_version else self._rv
+                for event in self._events_since(rv):
                     watch.offer(event)
+                if selection is not None and collection is not None:
+                    start = self._state_at(collection, namespace, rv)
             self._watches.append(watch)
+        watch.hold(start)
         return watch
 
     def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
@@ -771,16 +781,32 @@ class CoreStore:
                 break
         return prefix + suffix  # still taken after every attempt: create says AlreadyExists
 
-    def _field_getters(
-        self, info: KindInfo, selector: FieldSelector | None
-    ) -> Mapping[str, FieldGetter]:
-        if selector is None:
-            return {}
-        getters = self._fields(info)
-        for req in selector.requirements:
-            if req.field not in getters and req.field not in _META_FIELDS:
-                raise BadRequest(f"field label not supported: {req.field}")
-        return getters
+    def _state_at(self, collection: str, namespace: str | None, rv: int) -> _State:
+        """The collection's objects as they were at rv (in the namespace, if one is given):
+        from the cache, but for those changed since, which the event log has as they were
+        then, unless compaction took that (None)."""
+        state: _State = {
+            (entry.namespace, entry.name): entry
+            for entry in self._objects.get(collection, {}).values()
+            if namespace is None or entry.namespace == namespace
+        }
+        if rv >= self._rv:
+            return state
+        last: dict[tuple[str, str], StoredEvent] = {}  # each object's last event up to rv
+        changed: set[tuple[str, str]] = set()
+        for event in self._log:
+            key = (event.namespace, event.name)
+            if event.collection != collection or (namespace and event.namespace != namespace):
+                continue
+            if event.rv <= rv:
+                last[key] = event
+            elif key not in changed:
+                changed.add(key)
+                if event.type is EventType.ADDED:
+                    state.pop(key, None)  # born after rv
+                else:
+                    state[key] = last[key].blob if key in last else None
+        return state
 
     def _current(self, collection: str | None) -> Iterator[tuple[str, _Entry]]:
         """(collection, entry) of every object that exists now, in key order."""
@@ -799,19 +825,94 @@ class CoreStore:
         return newer[::-1]
 
 
-_META_FIELDS = ("metadata.name", "metadata.namespace")
+class _Selection:
+    """A list's or watch's label and field selectors, their field labels checked against
+    the kind's: a label the kind has not is a 400, worded as the kind words it."""
+
+    __slots__ = ("fields", "getters", "labels")
+
+    def __init__(
+        self,
+        labels: Selector | None,
+        fields: FieldSelector | None,
+        getters: Mapping[str, FieldGetter],
+    ) -> None:
+        self.labels, self.fields, self.getters = labels, fields, getters
+
+    @classmethod
+    def parse(
+        cls, label_selector: str | None, field_selector: str | None, kind: FieldLabels
+    ) -> _Selection | None:
+        """The selectors, or None when there are none."""
+        labels = _parse(parse_selector, label_selector)
+        fields = _parse(parse_field_selector, field_selector)
+        if labels is None and fields is None:
+            return None
+        for req in fields.requirements if fields else ():
+            if not kind.supports(req.field):
+                raise BadRequest(kind.refuse(req.field))
+        # Only what the selector reads: the name and namespace need no copy of the object.
+        used = {req.field for req in fields.requirements} if fields else set()
+        return cls(labels, fields, {f: get for f, get in kind.fields.items() if f in used})
+
+    def matches_entry(self, entry: _Entry) -> bool:
+        return self._matches(entry.name, entry.namespace, entry.labels, lambda: _thaw(entry.blob))
+
+    def matches_object(self, obj: Obj) -> bool:
+        meta = obj["metadata"]
+        return self._matches(
+            meta["name"], meta.get("namespace", ""), meta.get("labels"), lambda: obj
+        )
+
+    def _matches(
+        self, name: str, namespace: str, labels: Mapping[str, str] | None, obj: Callable[[], Obj]
+    ) -> bool:
+        if self.labels is not None and not self.labels.matches(labels):
+            return False
+        if self.fields is None:
+            return True
+        values = {"metadata.name": name, "metadata.namespace": namespace}
+        if self.getters:
+            whole = obj()
+            values.update((field, get(whole)) for field, get in self.getters.items())
+        return self.fields.matches(values)
 
 
 class _Watch:
     """A watch's own queue, filled at commit; iteration blocks until an event or close().
-    close() lets the consumer drain what was already queued, then iteration ends."""
+    close() lets the consumer drain what was already queued, then iteration ends.
 
-    def __init__(self, collection: str | None, namespace: str | None) -> None:
+    With selectors, the consumer's thread turns events into what a client holding the
+    matching objects must hear, as the API server's watch cache does: an object that starts
+    matching is ADDED, one that stops matching is DELETED (as it last matched, at the new
+    resourceVersion), one that matches neither before nor after is left out."""
+
+    def __init__(
+        self, collection: str | None, namespace: str | None, selection: _Selection | None = None
+    ) -> None:
         self._collection = collection
         self._namespace = namespace
+        self._selection = selection
+        # What the client holds: each matching object, marshalled (None: as it was is lost).
+        self._held: dict[tuple[str, str], bytes | None] = {}
         # Events to hand out, or None once closed
         self._queue: SimpleQueue[_StoredWatchEvent | None] = SimpleQueue()
         self.closed = False
+
+    def hold(self, state: _State) -> None:
+        """The objects there are where the watch starts: the client has those that match,
+        and, to be safe, those whose state there was lost to compaction."""
+        selection = self._selection
+        if selection is None:
+            return
+        for key, known in state.items():
+            if known is None:
+                self._held[key] = None
+            elif isinstance(known, bytes):
+                if selection.matches_object(_thaw(known)):
+                    self._held[key] = known
+            elif selection.matches_entry(known):
+                self._held[key] = known.blob
 
     def offer(self, event: StoredEvent) -> None:
         if (self._collection is None or event.collection == self._collection) and (
@@ -826,8 +927,27 @@ class _Watch:
 
     def __iter__(self) -> Iterator[WatchEvent]:
         while (event := self._queue.get()) is not None:
-            yield event
+            if self._selection is None:
+                yield event
+            elif (selected := self._select(self._selection, event)) is not None:
+                yield selected
         self._queue.put(None)  # every later iteration ends too
+
+    def _select(self, selection: _Selection, event: _StoredWatchEvent) -> WatchEvent | None:
+        obj = event.object
+        key = (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+        held = key in self._held
+        last = self._held.pop(key, None)
+        if event.type is not EventType.DELETED and selection.matches_object(obj):
+            self._held[key] = event._blob
+            seen = EventType.MODIFIED if held else EventType.ADDED
+            return event if seen is event.type else WatchEvent(seen, obj, event.collection)
+        if not held:
+            return None
+        if event.type is not EventType.DELETED and last is not None:
+            obj = _thaw(last)
+            obj["metadata"]["resourceVersion"] = str(event.resource_version)
+        return WatchEvent(EventType.DELETED, obj, event.collection)
 
     def close(self) -> None:
         if not self.closed:
@@ -952,14 +1072,6 @@ def _parse(parse: Callable[[str], _S], text: str | None) -> _S | None:
         return parse(text)
     except SelectorError as err:
         raise BadRequest(str(err)) from None
-
-
-def _fields_of(entry: _Entry, getters: Mapping[str, FieldGetter]) -> dict[str, str]:
-    fields = {"metadata.name": entry.name, "metadata.namespace": entry.namespace}
-    if getters:
-        obj = _thaw(entry.blob)
-        fields.update((name, get(obj)) for name, get in getters.items())
-    return fields
 
 
 def _page(

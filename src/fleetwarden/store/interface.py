@@ -150,8 +150,13 @@ class Store(Protocol):
         info: KindInfo | None = None,
         namespace: str | None = None,
         resource_version: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
     ) -> Watch:
-        """Events after resource_version (all of them from now when None)."""
+        """Events after resource_version (all of them from now when None). Selectors (of one
+        kind only) turn an object that starts matching into ADDED, one that stops into
+        DELETED."""
         ...
 
     def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
