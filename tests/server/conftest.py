@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
+import shutil
 import socket
+import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+import yaml
 
 from fleetwarden.admission import default_chain
 from fleetwarden.runtime.clock import RealClock
@@ -132,3 +137,62 @@ def deployment(name: str = "web", namespace: str = "default", **labels: str) -> 
 
 CLUSTERS = "/apis/cluster.karmada.io/v1alpha1/clusters"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+# --- the real kubectl -------------------------------------------------------------------
+
+DEBIAN_KUBECTL = Path(__file__).parents[2] / ".ci" / "kubectl" / "usr" / "bin" / "kubectl"
+
+
+def kubectl_binaries() -> list[Any]:
+    """Each distinct kubectl (by what `kubectl version --client` says), as a parameter
+    named by its version (kubectl-1.20)."""
+    found: dict[str, Any] = {}
+    for path in (str(DEBIAN_KUBECTL), shutil.which("kubectl")):
+        if path is None or not os.access(path, os.X_OK):
+            continue
+        version = subprocess.run(
+            [path, "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=30
+        )
+        info = json.loads(version.stdout)["clientVersion"]
+        name = f"kubectl-{info['major']}.{info['minor'].rstrip('+')}"
+        found.setdefault(version.stdout, pytest.param(path, id=name))
+    return list(found.values()) or [pytest.param(None, id="no-kubectl")]
+
+
+@dataclass(frozen=True)
+class Kubectl:
+    """Runs one kubectl binary against the server under test."""
+
+    path: str
+    env: dict[str, str]
+
+    def __call__(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [self.path, *args], input=stdin, capture_output=True, text=True, env=self.env,
+            timeout=30,
+        )  # fmt: skip
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [self.path, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=self.env,
+        )  # fmt: skip
+
+
+@pytest.fixture(params=kubectl_binaries())
+def kubectl(request: pytest.FixtureRequest, api: Api, tmp_path: Path) -> Kubectl:
+    path: str | None = request.param
+    if path is None:
+        pytest.fail(f"no kubectl: neither {DEBIAN_KUBECTL} (.ci/run unpacks it) nor on PATH")
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "hub", "cluster": {"server": api.url}}],
+        "users": [{"name": "admin", "user": {}}],
+        "contexts": [{"name": "hub", "context": {"cluster": "hub", "user": "admin"}}],
+        "current-context": "hub",
+    }
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump(config))
+    return Kubectl(path, {"KUBECONFIG": str(kubeconfig), "HOME": str(tmp_path)})

@@ -8,14 +8,25 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.server.openapi import gv_path, openapi_v2, openapi_v3, openapi_v3_index
+from fleetwarden.server.openapi import (
+    gv_path,
+    openapi_v2,
+    openapi_v2_protobuf,
+    openapi_v3,
+    openapi_v3_index,
+)
 from fleetwarden.store.merge_keys import merge_keys_for
+
+from .conftest import Api
 
 KINDS = REGISTRY.kinds()
 SMP = "application/strategic-merge-patch+json"
+OBJECT_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+DEPLOYMENT = "/apis/apps/v1/namespaces/{namespace}/deployments/{name}"
 
 
 def gvk(info: KindInfo) -> dict[str, str]:
@@ -176,15 +187,180 @@ def test_the_v2_document() -> None:
     v2 = openapi_v2()
     assert v2["swagger"] == "2.0"
     deployments = REGISTRY.info("apps/v1", "Deployment")
-    definition = v2["definitions"]["io.k8s.api.apps.v1.Deployment"]
-    assert definition["x-kubernetes-group-version-kind"] == [gvk(deployments)]
-    item = v2["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]
+    item = v2["paths"][DEPLOYMENT]
     assert item["patch"]["x-kubernetes-group-version-kind"] == gvk(deployments)
     assert SMP not in item["patch"]["consumes"]
     assert "fieldValidation" in [p["name"] for p in item["patch"]["parameters"]]
     assert [p["name"] for p in item["parameters"]] == ["name", "namespace"]
 
 
+def test_v2_publishes_an_open_kind_as_an_object_alone() -> None:
+    """As kube-apiserver publishes a custom resource that keeps unknown fields: kubectl
+    1.20 validates the kind against it (and lets anything through)."""
+    clusters = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+    assert openapi_v2()["definitions"]["io.karmada.cluster.v1alpha1.Cluster"] == {
+        "type": "object",
+        "x-kubernetes-group-version-kind": [gvk(clusters)],
+    }
+
+
+def test_v2_leaves_the_kinds_kubectl_has_types_for_to_them() -> None:
+    """kubectl 1.20 computes an applied kind's patch from the v2 definition of the kind
+    when it finds one, and warns each time when that lists no fields; without one, it uses
+    the types it has (k8s.io/api's) at once."""
+    definitions = openapi_v2()["definitions"]
+    assert definitions["io.k8s.api.apps.v1.Deployment"] == {"type": "object"}
+    described = [
+        kind["kind"]
+        for schema in definitions.values()
+        for kind in schema.get("x-kubernetes-group-version-kind", [])
+        if not kind["kind"].endswith("List")
+    ]
+    assert "Cluster" in described and "Deployment" not in described
+
+
+def test_v2_schemas_list_no_field_of_what_keeps_unknown_fields() -> None:
+    """What kubectl 1.20's v2 reader takes: a schema that keeps unknown fields lists none
+    (kubectl would refuse the others) and has no type; an array has one item schema."""
+    for node in walk(openapi_v2()["definitions"]):
+        if not isinstance(node, dict):
+            continue
+        if node.get("x-kubernetes-preserve-unknown-fields"):
+            assert not {"properties", "items", "type"} & set(node), node
+        if node.get("type") == "array":
+            assert isinstance(node["items"], dict), node
+
+
+def test_v2_object_meta_keeps_its_fields() -> None:
+    meta = openapi_v2()["definitions"][OBJECT_META]
+    fields = meta["properties"]
+    assert fields["labels"] == {
+        "type": "object",
+        "additionalProperties": {"type": "string", "default": ""},
+    }
+    assert fields["finalizers"]["x-kubernetes-patch-strategy"] == "merge"
+    assert fields["managedFields"] == {  # a list of anything
+        "type": "array",
+        "items": {"x-kubernetes-preserve-unknown-fields": True},
+    }
+
+
+# --- /openapi/v2 in protobuf, read by the field numbers of gnostic's OpenAPIv2.proto -------
+
+
+def varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        result |= (data[pos] & 0x7F) << shift
+        pos, shift = pos + 1, shift + 7
+        if not data[pos - 1] & 0x80:
+            return result, pos
+
+
+def fields(data: bytes) -> dict[int, list[Any]]:
+    """A message's fields by number: varints as ints, the others as bytes."""
+    found: dict[int, list[Any]] = {}
+    pos = 0
+    while pos < len(data):
+        key, pos = varint(data, pos)
+        value: Any
+        if key & 7 == 0:
+            value, pos = varint(data, pos)
+        else:
+            assert key & 7 == 2, f"wire type {key & 7}"
+            length, pos = varint(data, pos)
+            value, pos = data[pos : pos + length], pos + length
+        found.setdefault(key >> 3, []).append(value)
+    return found
+
+
+def field(data: bytes, *path: int) -> Any:
+    """The single field at the end of a path of field numbers."""
+    for number in path:
+        [data] = fields(data)[number]
+    return data
+
+
+def named(data: bytes, number: int) -> dict[str, bytes]:
+    """A repeated Named* field (name 1, value 2) as a dict."""
+    return {field(e, 1).decode(): field(e, 2) for e in fields(data).get(number, [])}
+
+
+def extensions(message: bytes, number: int) -> dict[str, Any]:
+    """The vendor extensions (NamedAny: an Any's YAML text, field 2)."""
+    return {k: yaml.safe_load(field(v, 2)) for k, v in named(message, number).items()}
+
+
+def test_the_protobuf_document_has_every_definition() -> None:
+    document = openapi_v2_protobuf()
+    assert field(document, 1) == b"2.0"  # Document.swagger
+    definitions = named(field(document, 9), 1)  # Document.definitions, NamedSchema
+    assert list(definitions) == list(openapi_v2()["definitions"])
+    clusters = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+    cluster = definitions["io.karmada.cluster.v1alpha1.Cluster"]
+    assert fields(field(cluster, 22))[1] == [b"object"]  # Schema.type: TypeItem
+    assert extensions(cluster, 31) == {"x-kubernetes-group-version-kind": [gvk(clusters)]}
+    meta = named(field(definitions[OBJECT_META], 25), 1)  # Schema.properties
+    labels = field(meta["labels"], 21, 1)  # additionalProperties: AdditionalPropertiesItem
+    assert fields(field(labels, 22))[1] == [b"string"]
+    finalizers = meta["finalizers"]
+    assert extensions(finalizers, 31) == {"x-kubernetes-patch-strategy": "merge"}
+    assert field(finalizers, 23, 1, 22, 1) == b"string"  # items: ItemsItem, a Schema
+
+
+def test_the_protobuf_document_has_every_operation() -> None:
+    paths = named(field(openapi_v2_protobuf(), 8), 2)  # Document.paths: NamedPathItem
+    assert list(paths) == list(openapi_v2()["paths"])
+    item = paths[DEPLOYMENT]
+    # PathItem.parameters: ParametersItem > Parameter > NonBodyParameter > the path's
+    path_parameters = [field(p, 1, 2, 4) for p in fields(item)[9]]
+    assert [(field(p, 4), field(p, 2), field(p, 1)) for p in path_parameters] == [
+        (b"name", b"path", 1),
+        (b"namespace", b"path", 1),
+    ]
+    patch = field(item, 8)  # PathItem.patch
+    consumes = openapi_v2()["paths"][DEPLOYMENT]["patch"]["consumes"]
+    assert fields(patch)[7] == [media.encode() for media in consumes]  # Operation.consumes
+    body, *query = fields(patch)[8]  # Operation.parameters
+    assert field(body, 1, 1, 5, 1) == b"#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+    assert [field(p, 1, 2, 3, 4) for p in query] == [  # QueryParameterSubSchema.name
+        b"dryRun",
+        b"fieldManager",
+        b"fieldValidation",
+        b"force",
+    ]
+    deployments = REGISTRY.info("apps/v1", "Deployment")
+    assert extensions(patch, 13) == {
+        "x-kubernetes-action": "patch",
+        "x-kubernetes-group-version-kind": gvk(deployments),
+    }
+    ok = named(field(patch, 9), 1)["200"]  # Operation.responses: NamedResponseValue
+    assert field(ok, 1, 2, 1, 1) == b"#/definitions/io.k8s.api.apps.v1.Deployment"
+
+
+@pytest.mark.parametrize(
+    "accept",
+    [
+        "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+    ],
+)
+def test_v2_is_served_in_protobuf_to_who_asks(api: Api, accept: str) -> None:
+    reply = api.get("/openapi/v2", headers={"Accept": accept})
+    assert reply.status == 200
+    assert reply.content_type == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    assert reply.body == openapi_v2_protobuf()
+
+
+def test_v2_is_served_in_json_to_the_others(api: Api) -> None:
+    for accept in ("application/json", "*/*", ""):
+        reply = api.get("/openapi/v2", headers={"Accept": accept})
+        assert (reply.status, reply.content_type) == (200, "application/json"), accept
+        assert reply.json == openapi_v2()
+    assert api.get("/openapi/v2", headers={"Accept": "text/html"}).status == 406
+
+
 def test_the_documents_are_made_once() -> None:
     assert openapi_v3("apps", "v1") is openapi_v3("apps", "v1")
     assert openapi_v2() is openapi_v2()
+    assert openapi_v2_protobuf() is openapi_v2_protobuf()

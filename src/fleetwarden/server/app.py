@@ -23,7 +23,7 @@ import uvicorn
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.runtime.clock import Clock
-from fleetwarden.server import discovery, openapi, output
+from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.http import (
     AGGREGATED_DISCOVERY,
     PLAIN_JSON,
@@ -58,6 +58,11 @@ log = logging.getLogger(__name__)
 # How often a watch that asked for bookmarks gets one (kube-apiserver: about a minute).
 BOOKMARK_INTERVAL = 60.0
 _READ_OFFERS = (PLAIN_JSON, TABLE, PLAIN_YAML)
+_OPENAPI_V2_OFFERS = (
+    PLAIN_JSON,
+    MediaType(protobuf.OPENAPI_V2),
+    MediaType(protobuf.OPENAPI_V2_ACCEPTED),
+)
 _WRITE_OFFERS = (PLAIN_JSON, PLAIN_YAML)
 _PROMETHEUS = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -162,8 +167,12 @@ class App:
         if path == "/api":
             return self._discovery(request, self.discovery.api_versions,
                                    self.discovery.aggregated_core)  # fmt: skip
+        if path == "/openapi/v2":
+            if request.accept(_OPENAPI_V2_OFFERS) is PLAIN_JSON:
+                return respond(200, openapi.openapi_v2())
+            return Response(200, openapi.openapi_v2_protobuf(), protobuf.OPENAPI_V2)
         if path.startswith("/openapi/"):
-            request.accept((PLAIN_JSON,))  # 406 for the protobuf kubectl asks v2 in
+            request.accept((PLAIN_JSON,))
             document = _openapi(path)
             if document is not None:
                 return respond(200, document)
@@ -257,9 +266,7 @@ class App:
 
 
 def _openapi(path: str) -> dict[str, Any] | None:
-    """/openapi/v2, /openapi/v3, /openapi/v3/api/v1, /openapi/v3/apis/{group}/{version}."""
-    if path == "/openapi/v2":
-        return openapi.openapi_v2()
+    """/openapi/v3, /openapi/v3/api/v1, /openapi/v3/apis/{group}/{version}."""
     if path == "/openapi/v3":
         return openapi.openapi_v3_index()
     parsed = group_version(path.removeprefix("/openapi/v3"))

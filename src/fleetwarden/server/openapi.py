@@ -22,6 +22,20 @@ and for built-in kinds the lists a strategic merge patch merges, with their
 `x-kubernetes-patch-strategy` and `x-kubernetes-patch-merge-key` (store/merge_keys.py);
 everything else is left open (`x-kubernetes-preserve-unknown-fields`).
 
+kubectl 1.20 (Debian bookworm's kubernetes-client) knows neither v3 nor `fieldValidation`.
+It reads /openapi/v2 in protobuf (protobuf.py writes it) and validates an object against
+the definition whose `x-kubernetes-group-version-kind` names its kind (none: no validation),
+refusing any field a schema does not list, for it knows no
+`x-kubernetes-preserve-unknown-fields`; and `kubectl apply` computes the patch of a kind it
+has Go types for from that definition first, warning on each apply when the definition
+lacks a field the patch touches. So the v2 definitions are what kube-apiserver publishes
+for a custom resource (apiextensions-apiserver's buildKubeNative, ToStructuralOpenAPIV2):
+a schema that keeps unknown fields lists neither properties nor items, and has no type; a
+kind that does is an object alone, which kubectl validates as such. The kinds kubectl has
+types for (k8s.io/api's, io.k8s.api.*) go unnamed, so that it patches them from its types
+without a word. The v2 paths are the v3 ones; kubectl 1.32 reads them only for the media
+types a PATCH consumes, and finds no strategic merge patch there either.
+
 The documents are built once, on first use, from the kind registry; callers share them
 and must not change them.
 """
@@ -37,6 +51,7 @@ from typing import Any, NamedTuple
 
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.server import protobuf
 from fleetwarden.store.interface import PatchType
 from fleetwarden.store.merge_keys import OBJECT_META, merge_keys_for
 from fleetwarden.store.patch import PatchMeta
@@ -73,9 +88,14 @@ def openapi_v3(group: str, version: str) -> dict[str, Any] | None:
 
 
 def openapi_v2() -> dict[str, Any]:
-    """/openapi/v2 as JSON. kubectl asks for protobuf only: answer it 406 Not Acceptable
-    (it then tries the pre-1.10 path, gets 404, and goes on without the document)."""
+    """/openapi/v2 as JSON."""
     return _v2_document()
+
+
+@cache
+def openapi_v2_protobuf() -> bytes:
+    """/openapi/v2 as kubectl reads it: gnostic's protobuf Document."""
+    return protobuf.encode_openapi_v2(_v2_document())
 
 
 def gv_path(group: str, version: str) -> str:
@@ -126,8 +146,37 @@ def _v2_document() -> dict[str, Any]:
         "swagger": "2.0",
         "info": {"title": "fleetwarden", "version": "unversioned"},
         "paths": paths,
-        "definitions": definitions,
+        "definitions": {name: _v2_definition(name, s) for name, s in definitions.items()},
     }
+
+
+def _v2_definition(name: str, schema: Schema) -> Schema:
+    """A definition for kubectl 1.20 (see the module's docstring): one that keeps unknown
+    fields is an object alone, named by its kind unless kubectl has types for the kind."""
+    if not schema.get(_PRESERVE):
+        return _v2_schema(schema)
+    described = _GVK in schema and not name.startswith("io.k8s.api.")
+    return {"type": "object", **({_GVK: schema[_GVK]} if described else {})}
+
+
+def _v2_schema(schema: Schema) -> Schema:
+    """apiextensions-apiserver's ToStructuralOpenAPIV2: a schema that keeps unknown fields
+    loses its properties and items, and its type `object`; an array left without items
+    loses its type. Without a type, kubectl takes any value."""
+    out = dict(schema)
+    if out.get(_PRESERVE):
+        out.pop("properties", None)
+        out.pop("items", None)
+        if out.get("type") == "object":
+            del out["type"]
+    if out.get("type") == "array" and "items" not in out:
+        del out["type"]
+    if "properties" in out:
+        out["properties"] = {name: _v2_schema(s) for name, s in out["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = _v2_schema(out[key])
+    return out
 
 
 @dataclass(frozen=True)
@@ -257,7 +306,9 @@ def _definition(info: KindInfo) -> str:
     return f"{package}.{info.version}.{info.kind}"
 
 
-_OPEN = {"x-kubernetes-preserve-unknown-fields": True}
+_PRESERVE = "x-kubernetes-preserve-unknown-fields"
+_GVK = "x-kubernetes-group-version-kind"
+_OPEN = {_PRESERVE: True}
 _API_VERSION = {
     "type": "string",
     "description": "APIVersion defines the versioned schema of this representation of an "
