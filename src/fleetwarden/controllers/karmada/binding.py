@@ -38,12 +38,12 @@ from fleetwarden.controllers.karmada.work import (
     existing_clusters,
     label_manifests,
     merge_into_existing,
-    remove_finalizer,
     resource_template,
     target_clusters,
     works_in,
 )
 from fleetwarden.runtime.events import NORMAL, WARNING
+from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.informer import split_key
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
 from fleetwarden.runtime.manager import requeue_after as after

@@ -64,9 +64,9 @@ from fleetwarden.controllers.karmada.work import (
     CLUSTER_RESOURCE_BINDING,
     RESOURCE_BINDING,
     WORK,
-    remove_finalizer,
 )
 from fleetwarden.runtime.events import NORMAL, WARNING
+from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.informer import by_target_cluster
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.status import update_status_if_changed

@@ -53,7 +53,6 @@ from fleetwarden.controllers.karmada.names import (
 )
 from fleetwarden.runtime.informer import Cache
 from fleetwarden.semantics.resource_interpreter import revise_replica, revise_replica_enabled
-from fleetwarden.store.interface import Store
 
 WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
@@ -374,16 +373,3 @@ def _record_managed_labels(manifest: dict[str, Any]) -> None:
     """util.RecordManagedLabels."""
     keys = sorted(manifest["metadata"].get("labels") or {})
     manifest["metadata"]["annotations"][MANAGED_LABELS_ANNOTATION] = ",".join(keys)
-
-
-def remove_finalizer(store: Store, obj: Resource, finalizer: str) -> None:
-    """controllerutil.RemoveFinalizer and an update carrying the resourceVersion read."""
-    finalizers = obj.metadata.finalizers or []
-    if finalizer not in finalizers:
-        return
-    remaining = [f for f in finalizers if f != finalizer] or None
-    patch = {
-        "metadata": {"resourceVersion": obj.metadata.resource_version, "finalizers": remaining}
-    }
-    info = REGISTRY.info(obj.api_version, obj.kind)
-    store.patch(info, obj.name, obj.namespace, patch)

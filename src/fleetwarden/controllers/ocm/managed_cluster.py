@@ -28,8 +28,8 @@ from fleetwarden.api.errors import AlreadyExists, StatusError
 from fleetwarden.api.meta import Condition, find_condition
 from fleetwarden.api.ocm.cluster import CONDITION_HUB_ACCEPTED, GROUP, ManagedCluster
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.karmada.work import remove_finalizer
 from fleetwarden.runtime.events import NORMAL
+from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.conditions import set_status_condition
