@@ -16,7 +16,7 @@ from fleetwarden.api.errors import Expired, NotFound
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.up import Hub
 from fleetwarden.client.client import Client
-from fleetwarden.members.agent import Agent
+from fleetwarden.members.agent import Agent, OcmJoin, simulated_member
 from fleetwarden.members.remote import RemoteStore
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.settings import Settings
@@ -24,6 +24,7 @@ from fleetwarden.server import Server, create_app
 from fleetwarden.store import MemoryStore
 
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
 LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
 WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 CONFIG_MAP = REGISTRY.info("v1", "ConfigMap")
@@ -104,19 +105,20 @@ def test_a_pull_agent_registers_its_cluster_renews_its_lease_and_reports_ready(
     eventually(lambda: client.get(LEASE, "member1", "karmada-cluster")["spec"]["renewTime"] > first)
 
 
+NGINX = {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "nginx", "namespace": "default"}, "spec": {"replicas": 2}}  # fmt: skip
+
+
 def test_a_pull_agent_applies_its_works_and_reports_them_healthy(
     client: Client, start_agent: Callable[..., Agent]
 ) -> None:
     start_agent("member1")
     eventually(lambda: is_ready(client, "member1"))
     eventually(lambda: client.get(NAMESPACE, "karmada-es-member1"))
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment",
-                  "metadata": {"name": "nginx", "namespace": "default"},
-                  "spec": {"replicas": 2}}  # fmt: skip
     client.create(
         {"apiVersion": WORK.api_version, "kind": "Work",
          "metadata": {"name": "nginx", "namespace": "karmada-es-member1"},
-         "spec": {"workload": {"manifests": [deployment]}}},
+         "spec": {"workload": {"manifests": [NGINX]}}},
         info=WORK,
     )  # fmt: skip
 
@@ -127,6 +129,88 @@ def test_a_pull_agent_applies_its_works_and_reports_them_healthy(
     assert eventually(reported) == ["Healthy"]
     applied = client.get(WORK, "nginx", "karmada-es-member1")["status"]["conditions"]
     assert [(c["type"], c["status"]) for c in applied] == [("Applied", "True")]
+
+
+def test_a_work_deleted_while_its_pull_agent_is_down_goes_once_the_agent_is_back(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    """The hub leaves a Pull cluster's Works to its agent: the Work stays terminating, its
+    workload on the member, until an agent for that member runs again."""
+    member = simulated_member()
+    agent = start_agent("member1", member=member)
+    eventually(lambda: is_ready(client, "member1"))
+    eventually(lambda: client.get(NAMESPACE, "karmada-es-member1"))
+    client.create(
+        {"apiVersion": WORK.api_version, "kind": "Work",
+         "metadata": {"name": "nginx", "namespace": "karmada-es-member1",
+                      "finalizers": ["karmada.io/execution-controller"]},
+         "spec": {"workload": {"manifests": [NGINX]}}},
+        info=WORK,
+    )  # fmt: skip
+    eventually(lambda: member.applied)
+    agent.stop()
+    client.delete(WORK, "nginx", "karmada-es-member1")
+    # Long enough for the hub to notice the agent is gone.
+    eventually(lambda: (ready := condition(client, "member1")) and ready["status"] == "Unknown")
+    work = client.get(WORK, "nginx", "karmada-es-member1")
+    assert work["metadata"]["deletionTimestamp"]
+    assert work["metadata"]["finalizers"] == ["karmada.io/execution-controller"]
+    assert member.applied
+    start_agent("member1", member=member)
+
+    def gone() -> bool:
+        try:
+            client.get(WORK, "nginx", "karmada-es-member1")
+        except NotFound:
+            return True
+        return False
+
+    eventually(gone)
+    assert member.applied == {}
+
+
+def test_an_ocm_agent_creates_its_managed_cluster_and_waits_to_be_accepted(
+    client: Client, start_agent: Callable[..., Agent]
+) -> None:
+    claims = {"region.open-cluster-management.io": "us-west-1", "id.k8s.io": "c1-id"}
+    join = OcmJoin(lease_duration_seconds=1, external_server_urls=("https://c1.example:6443",))
+    start_agent("cluster1", mode="OCM", ocm=join, member=simulated_member(claims))
+    created = eventually(lambda: client.get(MANAGED_CLUSTER, "cluster1"))
+    assert created["spec"]["hubAcceptsClient"] is False
+    assert created["spec"]["leaseDurationSeconds"] == 1
+    assert created["spec"]["managedClusterClientConfigs"] == [{"url": "https://c1.example:6443"}]
+    time.sleep(0.5)  # what an agent that does not wait would have written by now
+    assert "status" not in client.get(MANAGED_CLUSTER, "cluster1")
+    with pytest.raises(NotFound):
+        client.get(CLUSTER, "cluster1")  # it registers in OCM's dialect only
+
+    client.patch(MANAGED_CLUSTER, "cluster1", "", {"spec": {"hubAcceptsClient": True}})
+    eventually(lambda: available(client, "cluster1"))
+    status = client.get(MANAGED_CLUSTER, "cluster1")["status"]
+    conditions = {c["type"]: c["status"] for c in status["conditions"]}
+    assert conditions.items() >= {
+        ("HubAcceptedManagedCluster", "True"),
+        ("ManagedClusterJoined", "True"),
+        ("ManagedClusterConditionAvailable", "True"),
+    }
+    assert status["clusterClaims"] == [
+        {"name": "id.k8s.io", "value": "c1-id"},
+        {"name": "region.open-cluster-management.io", "value": "us-west-1"},
+    ]
+    assert status["allocatable"]["cpu"] == status["capacity"]["cpu"]
+    assert status["version"]["kubernetes"]
+    lease = client.get(LEASE, "managed-cluster-lease", "cluster1")
+    first = lease["spec"]["renewTime"]
+    eventually(
+        lambda: client.get(LEASE, "managed-cluster-lease", "cluster1")["spec"]["renewTime"] > first
+    )
+
+
+def available(client: Client, name: str) -> bool:
+    conditions = client.get(MANAGED_CLUSTER, name).get("status", {}).get("conditions", [])
+    return any(
+        (c["type"], c["status"]) == ("ManagedClusterConditionAvailable", "True") for c in conditions
+    )
 
 
 def test_a_pull_cluster_whose_agent_stops_turns_unknown_and_unreachable(

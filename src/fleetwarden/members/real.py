@@ -9,9 +9,9 @@ fetched with the probe. The workload of a deleted Work is removed through that e
 
 Every cluster is taken to have a member behind it, as upstream takes it: the health
 monitors time out a Pull cluster or a ManagedCluster that stops reporting. A Pull cluster is
-never probed: its agent reports for itself. The hub cannot call such a member, so its
-Works' workloads are the agent's to remove once the Work is gone (karmada-agent runs the
-execution controller for its member).
+never probed: its agent reports for itself. The hub cannot call such a member, and its
+execution controller leaves a Pull cluster's Works to the agent, which runs the execution
+controller for its member (members/simulated.py).
 """
 
 from __future__ import annotations
@@ -58,10 +58,9 @@ class HttpMembers:
 
     def probe(self, name: str) -> Probe | None:
         """None for a cluster that is not a Push cluster the hub knows."""
-        cluster = self._clusters.get(name)
-        if not isinstance(cluster, Cluster) or cluster.spec.sync_mode != SYNC_MODE_PUSH:
+        endpoint = self._push_endpoint(name)
+        if endpoint is None:
             return None
-        endpoint = (cluster.spec.api_endpoint or "").rstrip("/")
         probe, report = self._probe(endpoint) if endpoint else (_OFFLINE, None)
         with self._lock:
             if report is None:
@@ -76,17 +75,24 @@ class HttpMembers:
             return self._reports.get(name)
 
     def delete_workload(self, name: str, work: Work) -> bool:
-        """True once the workload is gone from the member (or a Pull agent's to remove)."""
-        cluster = self._clusters.get(name)
-        if not isinstance(cluster, Cluster) or cluster.spec.sync_mode != SYNC_MODE_PUSH:
-            return True
-        endpoint = (cluster.spec.api_endpoint or "").rstrip("/")
+        """True once the workload is gone from a Push member; False when it did not answer,
+        or is not a Push member (the hub has no way to reach it)."""
+        endpoint = self._push_endpoint(name)
+        if endpoint is None:
+            return False
         try:
             response = self._http.post(endpoint + DELETE_WORKLOAD_PATH, json=work.to_dict())
         except httpx.HTTPError as exc:
             logger.info("deleting Work %s from cluster %s: %s", work.name, name, exc)
             return False
         return response.status_code == httpx.codes.OK
+
+    def _push_endpoint(self, name: str) -> str | None:
+        """A Push cluster's spec.apiEndpoint ("" when it has none); None for any other."""
+        cluster = self._clusters.get(name)
+        if not isinstance(cluster, Cluster) or cluster.spec.sync_mode != SYNC_MODE_PUSH:
+            return None
+        return (cluster.spec.api_endpoint or "").rstrip("/")
 
     def _probe(self, endpoint: str) -> tuple[Probe, MemberReport | None]:
         """healthEndpointCheck, /readyz first; the report of a member that answered."""

@@ -10,18 +10,24 @@ status controller), and runs the agent side of each dialect on the same clock as
   (HubAcceptedManagedCluster True; before that it writes nothing): renews the renewTime of
   `managed-cluster-lease`, which the hub creates in the cluster's namespace, every
   leaseDurationSeconds, and reports Joined and Available (False only after 20 s of failed
-  health checks, retried every 5 s), allocatable and capacity;
+  health checks, retried every 5 s); while the member is available, also allocatable and
+  capacity, the version and status.clusterClaims (the member's ClusterClaims, the reserved
+  names first, then at most 20 others, each part sorted by name);
 - for every Work in `karmada-es-<member>`, while the member's Cluster is Ready and the Work
-  is neither suspended nor being deleted (the execution controller's rule, on the hub for
-  Push and in karmada-agent for Pull): applies it and reports it Applied, with each
+  is neither suspended nor being deleted: applies it and reports it Applied, with each
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
-  Work last changed (never while `workloadsHealthy` is false). The workload of a deleted
-  Work goes when the hub's execution controller asks (`delete_workload`), which it does
-  only for a Ready cluster and which fails while the member is unreachable; the
-  finalizer is the execution controller's to release.
+  Work last changed (never while `workloadsHealthy` is false);
+- for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
+  controllers/karmada/execution.py, run by the agent for its own cluster (the hub's
+  execution controller leaves Pull clusters alone): the workload deleted from the member
+  once the cluster is Ready, then the `karmada.io/execution-controller` finalizer released.
+  A Push cluster's workload goes when the hub's execution controller asks
+  (`delete_workload`), which fails while the member is unreachable.
 
-A member that is not reachable writes nothing at all and answers no probe.
+A member that is not reachable writes nothing at all and answers no probe. An agent whose
+cluster is not on the hub registers it: karmada-agent a Pull Cluster, the registration
+agent (members/agent.py) its ManagedCluster.
 
 The agents (MemberAgents) are one thing, the cluster they run for another: they ask a
 MemberCluster for its health, its report and its workloads. SimulatedCluster is the
@@ -32,23 +38,34 @@ runs the very same agents for either.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from fleetwarden.api.errors import NotFound
-from fleetwarden.api.karmada.cluster import APIEnablement, Cluster
+from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
+from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
 from fleetwarden.api.karmada.work import ManifestStatus, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
     CONDITION_HUB_ACCEPTED,
     ManagedCluster,
+    ManagedClusterClaim,
     ManagedClusterVersion,
 )
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.runtime.manager import Context, Controller, Result, Watches, requeue_after
+from fleetwarden.controllers.karmada.execution import handle_work_delete, is_cluster_ready
+from fleetwarden.runtime.manager import (
+    REQUEUE,
+    Context,
+    Controller,
+    Result,
+    Watches,
+    requeue_after,
+)
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.cluster_health import (
     READY,
@@ -73,6 +90,17 @@ OCM_DEFAULT_LEASE_SECONDS = 60
 OCM_HEALTH_CHECK_PERIOD = timedelta(minutes=1)
 OCM_HEALTH_RETRY_INTERVAL = timedelta(seconds=5)
 OCM_FAILURE_THRESHOLD = timedelta(seconds=20)
+# ClusterClaims the registration agent always exposes (clusterv1alpha1.ReservedClusterClaimNames),
+# and how many others it exposes (its --max-custom-cluster-claims default).
+RESERVED_CLUSTER_CLAIM_NAMES = frozenset(
+    {
+        "id.k8s.io",
+        "kubeversion.open-cluster-management.io",
+        "platform.open-cluster-management.io",
+        "product.open-cluster-management.io",
+    }
+)
+MAX_CUSTOM_CLUSTER_CLAIMS = 20
 KUBERNETES_VERSION = "v1.31.0"
 DEFAULT_ALLOCATABLE = {"cpu": "100", "memory": "400Gi", "pods": "1000"}
 
@@ -86,6 +114,7 @@ class MemberState:
     workloads_healthy: bool = True
     workload_ready_after: timedelta = timedelta(0)
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
+    cluster_claims: Mapping[str, str] = field(default_factory=dict)
 
 
 # The seam between the agents and the cluster they run for -----------------------------------------
@@ -117,6 +146,10 @@ class MemberCluster(Protocol):
         ...
 
     def report(self) -> MemberReport: ...
+
+    def cluster_claims(self) -> Mapping[str, str]:
+        """Its ClusterClaims that its registration agent exposes, name to value."""
+        ...
 
     def apply(self, work: Work, now: datetime) -> AppliedWork:
         """Create or update the Work's manifests on the member and read them back."""
@@ -158,6 +191,9 @@ class SimulatedCluster:
 
     def report(self) -> MemberReport:
         return MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(self.state.allocatable))
+
+    def cluster_claims(self) -> Mapping[str, str]:
+        return self.state.cluster_claims
 
     def apply(self, work: Work, now: datetime) -> AppliedWork:
         """Apply a Work not applied yet, or changed since, as a new revision of its
@@ -202,11 +238,19 @@ class _Agent:
     reported: dict[str, tuple[str | None, Hashable]] = field(default_factory=dict)
 
 
-class MemberAgents:
-    """The agents of member clusters, as one controller keyed by member name."""
+Registration = Callable[[str], dict[str, Any]]
 
-    def __init__(self, members: Mapping[str, MemberCluster]) -> None:
+
+class MemberAgents:
+    """The agents of member clusters, as one controller keyed by member name; `register`
+    gives the object an agent creates when its cluster is on the hub in neither dialect
+    (karmada-agent's Pull Cluster unless told otherwise)."""
+
+    def __init__(
+        self, members: Mapping[str, MemberCluster], register: Registration | None = None
+    ) -> None:
         self.clusters = dict(members)
+        self._register = register or pull_cluster
         self._agents = {name: _Agent() for name in members}
 
     def backs(self, name: str) -> bool:
@@ -262,12 +306,16 @@ class MemberAgents:
             # agent's usual pace.
             return requeue_after(ctx.settings.cluster_status_update_frequency)
         if cluster is None and managed is None:
-            # karmada-agent registers, then its status loop reports straight away.
-            cluster = REGISTRY.decode(ctx.store.create(_pull_cluster(key)))
+            # The agent registers, then its status loop reports straight away.
+            registered = REGISTRY.decode(ctx.store.create(self._register(key)))
+            if isinstance(registered, ManagedCluster):
+                managed = registered
+            else:
+                cluster = registered
         wakeups = _work_agent(key, member, agent, cluster, ctx, now)
         if isinstance(managed, ManagedCluster):
             wakeups += _ocm_agent(member, agent, managed, ctx, now)
-        elif isinstance(cluster, Cluster) and cluster.spec.sync_mode == "Pull":
+        elif _pull(cluster):
             wakeups += _karmada_agent(member, agent, cluster, ctx, now)
         else:
             wakeups.append(now + ctx.settings.cluster_status_update_frequency)
@@ -357,26 +405,37 @@ def _ocm_agent(
 def _ocm_status(
     member: MemberCluster, agent: _Agent, cluster: ManagedCluster, ctx: Context, now: datetime
 ) -> timedelta:
-    """The spoke's status loop; the delay to its next run."""
-    conditions = set_status_condition(cluster.status.conditions, _JOINED, now)
+    """The spoke's status loop, its reconcilers in upstream's order: joining, available,
+    then (only while available) resources and claims; the delay to its next run."""
+    status = cluster.status.model_copy()
+    status.conditions = set_status_condition(cluster.status.conditions, _JOINED, now)
     next_run = OCM_HEALTH_CHECK_PERIOD
     if member.probe().healthy:
         agent.ocm_first_failure = None
-        conditions = set_status_condition(conditions, _AVAILABLE, now)
+        status.conditions = set_status_condition(status.conditions, _AVAILABLE, now)
+        report = member.report()
+        status.allocatable = dict(report.allocatable)
+        status.capacity = dict(report.allocatable)
+        version = ManagedClusterVersion(kubernetes=report.kubernetes_version)
+        status.version = status.version or version
+        status.cluster_claims = exposed_claims(member.cluster_claims())
     else:
         agent.ocm_first_failure = agent.ocm_first_failure or now
         if now - agent.ocm_first_failure >= OCM_FAILURE_THRESHOLD:
-            conditions = set_status_condition(conditions, _KUBE_API_UNAVAILABLE, now)
+            status.conditions = set_status_condition(status.conditions, _KUBE_API_UNAVAILABLE, now)
         else:
             next_run = OCM_HEALTH_RETRY_INTERVAL
-    report = member.report()
-    status = cluster.status.model_copy()
-    status.conditions = conditions
-    status.allocatable = dict(report.allocatable)
-    status.capacity = dict(report.allocatable)
-    status.version = status.version or ManagedClusterVersion(kubernetes=report.kubernetes_version)
     update_status_if_changed(ctx.store, cluster, status)
     return next_run
+
+
+def exposed_claims(claims: Mapping[str, str]) -> list[ManagedClusterClaim] | None:
+    """exposeClaims: the reserved claims, then at most MAX_CUSTOM_CLUSTER_CLAIMS others, each
+    part sorted by name; None when there is none."""
+    reserved = sorted(name for name in claims if name in RESERVED_CLUSTER_CLAIM_NAMES)
+    custom = sorted(name for name in claims if name not in RESERVED_CLUSTER_CLAIM_NAMES)
+    exposed = [*reserved, *custom[:MAX_CUSTOM_CLUSTER_CLAIMS]]
+    return [ManagedClusterClaim(name=n, value=claims[n]) for n in exposed] or None
 
 
 # Work ---------------------------------------------------------------------------------------------
@@ -393,11 +452,29 @@ def _work_agent(
     works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + name)
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
-    ready = isinstance(cluster, Cluster) and _ready(cluster)
+    ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)
     wakeups = _apply_and_report(member, agent, works, ctx, now) if ready else []
+    if _pull(cluster):
+        wakeups += _delete_works(member, cluster, works, ctx, now)
     # After applying: a Work deleted and made again keeps the objects it still lists.
     member.prune_workloads(live)
     return wakeups
+
+
+def _delete_works(
+    member: MemberCluster, cluster: Cluster, works: list[Resource], ctx: Context, now: datetime
+) -> list[datetime]:
+    """karmada-agent's execution controller on deleted Works: the hub's rule, for the
+    member at hand; when to try again a deletion the member did not complete."""
+    retry = False
+    for work in works:
+        assert isinstance(work, Work)
+        deleted = work.metadata.deletion_timestamp is not None
+        if deleted and EXECUTION_CONTROLLER_FINALIZER in (work.metadata.finalizers or []):
+            delete = functools.partial(member.delete_workload, work)
+            retry |= handle_work_delete(ctx.store, work, cluster, delete) == REQUEUE
+    # Upstream backs off per Work; the agent's status pace is as good a retry here.
+    return [now + ctx.settings.cluster_status_update_frequency] if retry else []
 
 
 def _apply_and_report(
@@ -421,9 +498,8 @@ def _apply_and_report(
     return wakeups
 
 
-def _ready(cluster: Cluster) -> bool:
-    ready = find_condition(cluster.status.conditions, READY)
-    return ready is not None and ready.status == "True"
+def _pull(cluster: Resource | None) -> TypeGuard[Cluster]:
+    return isinstance(cluster, Cluster) and cluster.spec.sync_mode == SYNC_MODE_PULL
 
 
 _JOINED = Condition(
@@ -446,7 +522,7 @@ _APPLIED = Condition(
 )  # fmt: skip
 
 
-def _pull_cluster(name: str) -> dict[str, Any]:
+def pull_cluster(name: str) -> dict[str, Any]:
     """The Cluster karmada-agent registers for its member."""
     return {
         "apiVersion": CLUSTER.api_version,

@@ -1,10 +1,18 @@
 """The execution controller's deletion rule: a deleted Work keeps its finalizer until its
 workload is gone from a Ready cluster (execution_controller.go handleWorkDelete; cases as
-upstream's execution_controller_test.go where they apply)."""
+upstream's execution_controller_test.go where they apply). The hub's controller serves
+Push clusters only (WorkWithinPushClusterPredicate): a Pull cluster's Works are its agent's."""
 
 from typing import Any
 
+import pytest
 from hub_harness import CLUSTER, NGINX_WORK, WORK, Hub
+
+from fleetwarden.api.errors import Conflict
+from fleetwarden.api.karmada.work import Work
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.karmada.execution import CONFLICT_ATTEMPTS, release_work
+from fleetwarden.store import MemoryStore
 
 FINALIZER = "karmada.io/execution-controller"
 
@@ -128,3 +136,97 @@ def test_works_of_a_cluster_the_hub_does_not_know_wait() -> None:
     delete_work(hub, "member1")
     hub.run(3600)
     assert deleting(hub, "member1")
+
+
+def pull_cluster_without_agent(hub: Hub, name: str) -> None:
+    hub.store.create(
+        {"apiVersion": CLUSTER.api_version, "kind": "Cluster", "metadata": {"name": name},
+         "spec": {"syncMode": "Pull"}}
+    )  # fmt: skip
+    hub.set_ready(name, True)
+
+
+def test_a_pull_clusters_work_is_left_to_its_agent_even_while_ready() -> None:
+    """No agent here: nobody may remove the workload, so the Work keeps its finalizer
+    however long the cluster stays Ready and whatever changes on it."""
+    hub = Hub()
+    pull_cluster_without_agent(hub, "member1")
+    scheduled(hub, "member1")
+    delete_work(hub, "member1")
+    hub.run(3600)
+    hub.set_ready("member1", True)
+    assert deleting(hub, "member1")
+    work = hub.work("member1")
+    assert work is not None and work["metadata"]["finalizers"] == [FINALIZER]
+
+
+def test_a_pull_clusters_work_without_the_finalizer_goes_at_once() -> None:
+    hub = Hub()
+    pull_cluster_without_agent(hub, "member1")
+    hub.store.create(
+        {"apiVersion": WORK.api_version, "kind": "Work",
+         "metadata": {"name": NGINX_WORK, "namespace": "karmada-es-member1"},
+         "spec": {"workload": {"manifests": []}}}
+    )  # fmt: skip
+    delete_work(hub, "member1")
+    assert hub.work("member1") is None
+
+
+# release_work: removeFinalizer, retried on a conflict -----------------------------------------
+
+
+def stored_work(store: MemoryStore) -> Work:
+    created = store.create(
+        {"apiVersion": WORK.api_version, "kind": "Work",
+         "metadata": {"name": NGINX_WORK, "namespace": "karmada-es-member1",
+                      "finalizers": [FINALIZER, "example.com/keep"]}}
+    )  # fmt: skip
+    work = REGISTRY.decode(created)
+    assert isinstance(work, Work)
+    return work
+
+
+def label(store: MemoryStore, value: str) -> None:
+    store.patch(WORK, NGINX_WORK, "karmada-es-member1", {"metadata": {"labels": {"v": value}}})
+
+
+def test_a_stale_work_is_read_again_and_its_finalizer_released() -> None:
+    store = MemoryStore()
+    stale = stored_work(store)
+    label(store, "changed since read")
+    release_work(store, stale)
+    current = store.get(WORK, NGINX_WORK, "karmada-es-member1")
+    assert current["metadata"]["finalizers"] == ["example.com/keep"]
+    assert current["metadata"]["labels"] == {"v": "changed since read"}
+
+
+def test_a_work_gone_meanwhile_needs_no_release() -> None:
+    store = MemoryStore()
+    stale = stored_work(store)
+    label(store, "changed")
+    store.patch(WORK, NGINX_WORK, "karmada-es-member1", {"metadata": {"finalizers": None}})
+    store.delete(WORK, NGINX_WORK, "karmada-es-member1")
+    release_work(store, stale)
+
+
+def test_release_gives_up_after_retry_default_steps() -> None:
+    """A Work changed again before every attempt: the last conflict is raised (the
+    controller's queue then retries it)."""
+
+    class Contended(MemoryStore):
+        """Someone labels the Work just before each removal of a finalizer."""
+
+        attempts = 0
+
+        def patch(self, info: Any, name: str, namespace: str, patch: Any, **kwargs: Any) -> Any:
+            if "finalizers" in patch["metadata"]:
+                self.attempts += 1
+                changed = {"metadata": {"labels": {"v": str(self.attempts)}}}
+                super().patch(info, name, namespace, changed)
+            return super().patch(info, name, namespace, patch, **kwargs)
+
+    store = Contended()
+    work = stored_work(store)
+    with pytest.raises(Conflict):
+        release_work(store, work)
+    assert store.attempts == CONFLICT_ATTEMPTS

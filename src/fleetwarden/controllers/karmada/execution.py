@@ -9,30 +9,42 @@ The binding controller creates every Work with that finalizer. Once a Work is de
 - its cluster itself terminating and not Ready: the finalizer is released at once, as
   upstream does so that unjoining an unreachable cluster can finish.
 
-Upstream runs this loop on the hub for Push clusters and in karmada-agent for Pull ones,
-with the same rule read from the same Cluster object; one controller serves both here.
-Applying a Work and reporting its status stay with the member (see members/simulated.py):
-`delete_workload(cluster, work)` reaches it and answers whether the workload is gone; a
-cluster no simulated member backs has nothing to remove and answers True.
+Upstream runs this controller twice over, with the same rule (handle_work_delete here):
+karmada-controller-manager's for Push clusters only (WorkWithinPushClusterPredicate: the
+Works of a Pull cluster, or of a cluster the hub does not have, are not its business), and
+karmada-agent's for the one Pull cluster it runs for. The hub's is this controller, which
+reaches a Push member through `delete_workload(cluster, work)` (True once the workload is
+gone; a cluster no member backs has nothing to remove); the agent's is the Work loop of
+members/simulated.py. A Work of a Pull cluster whose agent is down thus keeps its finalizer
+until the agent is back, or until the cluster controller drops it when such a cluster, not
+Ready, is unjoined. Applying a Work and reporting its status stay with the member.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
-from fleetwarden.api.karmada.cluster import Cluster
+from fleetwarden.api.errors import Conflict, NotFound
+from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.meta import Resource, find_condition
-from fleetwarden.controllers.karmada.work import CLUSTER, WORK, cluster_of, remove_finalizer
+from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.karmada.work import CLUSTER, WORK, cluster_of
+from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.informer import split_key
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
 from fleetwarden.semantics.cluster_health import READY
+from fleetwarden.store.interface import Store
 
 EXECUTION_CONTROLLER = "execution-controller"
 # Works indexed by the cluster of their execution space, for a Cluster's change to wake them.
 _BY_CLUSTER = "WorkIndexByCluster"
+# retry.DefaultRetry's steps, as retry.RetryOnConflict takes them.
+CONFLICT_ATTEMPTS = 5
 
 DeleteWorkload = Callable[[str, Work], bool]
 
@@ -53,6 +65,43 @@ def is_cluster_ready(cluster: Cluster) -> bool:
     return ready is not None and ready.status == "True"
 
 
+def handle_work_delete(
+    store: Store, work: Work, cluster: Cluster, delete_workload: Callable[[], bool]
+) -> Result:
+    """handleWorkDelete, then removeFinalizer: REQUEUE when the member did not answer."""
+    if is_cluster_ready(cluster):
+        if not work.spec.preserve_resources_on_deletion and not delete_workload():
+            return REQUEUE
+    elif cluster.metadata.deletion_timestamp is None:
+        return DONE  # not Ready: wait for the cluster to come back
+    release_work(store, work)
+    return DONE
+
+
+def release_work(store: Store, work: Work) -> None:
+    """The finalizer removed; on a conflict (the Work changed since it was read) it is read
+    again and the removal retried, as retry.RetryOnConflict does."""
+    with contextlib.suppress(NotFound):  # gone meanwhile: nothing is left to release
+        for _ in range(CONFLICT_ATTEMPTS - 1):
+            try:
+                remove_finalizer(store, work, EXECUTION_CONTROLLER_FINALIZER)
+                return
+            except Conflict:
+                work = _read(store, work)
+        remove_finalizer(store, work, EXECUTION_CONTROLLER_FINALIZER)
+
+
+def _read(store: Store, work: Work) -> Work:
+    current = REGISTRY.decode(store.get(WORK, work.name, work.namespace))
+    assert isinstance(current, Work)
+    return current
+
+
+def _push(cluster: Resource | None) -> TypeGuard[Cluster]:
+    """WorkWithinPushClusterPredicate, for the cluster of a Work."""
+    return isinstance(cluster, Cluster) and cluster.spec.sync_mode == SYNC_MODE_PUSH
+
+
 @dataclass
 class ExecutionController:
     delete_workload: DeleteWorkload
@@ -68,30 +117,29 @@ class ExecutionController:
     def reconcile(self, key: str, ctx: Context) -> Result:
         namespace, name = split_key(key)
         if not namespace:  # a Cluster changed: look at the Works waiting on it
+            cluster = ctx.cache.informer(CLUSTER).get(name)
+            if not _push(cluster):
+                return DONE
             works = ctx.cache.informer(WORK).by_index(_BY_CLUSTER, name)
-            results = [self._handle(w, ctx) for w in works if w.metadata.deletion_timestamp]
+            deleted = [w for w in works if w.metadata.deletion_timestamp]
+            results = [self._handle(w, cluster, ctx) for w in deleted]
             return REQUEUE if REQUEUE in results else DONE
         work = ctx.cache.informer(WORK).get(name, namespace)
         if work is None or work.metadata.deletion_timestamp is None:
             return DONE  # applying is the member's side
-        return self._handle(work, ctx)
-
-    def _handle(self, work: Resource, ctx: Context) -> Result:
-        """handleWorkDelete, then removeFinalizer."""
-        assert isinstance(work, Work)
         cluster_name = cluster_of(work)
         cluster = ctx.cache.informer(CLUSTER).get(cluster_name) if cluster_name else None
-        if not isinstance(cluster, Cluster):
-            return DONE  # upstream retries until the Cluster is there; so does its watch here
-        if is_cluster_ready(cluster):
-            if not work.spec.preserve_resources_on_deletion and not self.delete_workload(
-                cluster.name, work
-            ):
-                return REQUEUE  # the member did not answer: try again, with backoff
-        elif cluster.metadata.deletion_timestamp is None:
-            return DONE  # not Ready: wait for the cluster to come back
-        remove_finalizer(ctx.store, work, EXECUTION_CONTROLLER_FINALIZER)
-        return DONE
+        if not _push(cluster):
+            # A Pull cluster's Works are its agent's; upstream retries until the Cluster is
+            # there, and so does the watch of Clusters here.
+            return DONE
+        return self._handle(work, cluster, ctx)
+
+    def _handle(self, work: Resource, cluster: Cluster, ctx: Context) -> Result:
+        assert isinstance(work, Work)
+        return handle_work_delete(
+            ctx.store, work, cluster, lambda: self.delete_workload(cluster.name, work)
+        )
 
 
 def execution_controller(delete_workload: DeleteWorkload) -> Controller:
