@@ -226,6 +226,34 @@ def test_the_agent_deletes_the_workload_of_a_work_that_is_gone(
     eventually(lambda: gone(member.deployment))
 
 
+def test_a_deleted_works_finalizer_goes_once_the_agent_deleted_its_workload(
+    hub: Client, member: Member, join: Callable[..., Agent]
+) -> None:
+    """karmada-agent's execution controller: the hub leaves a Pull cluster's Works to it."""
+    join()
+    held = work(deployment())
+    held["metadata"]["finalizers"] = ["karmada.io/execution-controller"]
+    hub.create(held, info=WORK)
+    eventually(member.deployment)
+    hub.delete(WORK, "nginx", SPACE)
+    eventually(lambda: gone(lambda: hub.get(WORK, "nginx", SPACE)))
+    assert gone(member.deployment)
+
+
+def test_the_cluster_claims_of_a_member_but_those_kept_on_it(
+    member: Member, kube: KubeCluster
+) -> None:
+    for name, labels in (
+        ("region.example.com", {}),
+        ("internal.example.com", {"open-cluster-management.io/spoke-only": ""}),
+    ):
+        member.store.create(
+            {"apiVersion": "cluster.open-cluster-management.io/v1alpha1", "kind": "ClusterClaim",
+             "metadata": {"name": name, "labels": labels}, "spec": {"value": "eu-1"}}
+        )  # fmt: skip
+    assert kube.cluster_claims() == {"region.example.com": "eu-1"}
+
+
 def test_the_agent_restores_a_spec_changed_on_the_member(
     hub: Client, member: Member, join: Callable[..., Agent]
 ) -> None:

@@ -55,7 +55,7 @@ def test_an_agent_refuses_an_unknown_mode(tmp_path: Path) -> None:
         app, ["agent", "--hub-kubeconfig=x", "--cluster-name=member1", "--mode=sideways"]
     )
     assert result.exit_code == 2
-    assert "use pull or push" in result.stderr
+    assert '"sideways": use pull, push or ocm' in result.stderr
 
 
 def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
@@ -68,3 +68,23 @@ def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "fleetwarden.db" in result.stderr
     assert "is another process using it?" in result.stderr
+
+
+def test_ocm_flags_are_refused_in_another_mode() -> None:
+    result = runner.invoke(
+        app, ["agent", "--hub-kubeconfig=x", "--cluster-name=member1", "--accept"]
+    )
+    assert result.exit_code == 2
+    assert "--accept" in result.stderr
+    assert "only for --mode ocm" in result.stderr
+
+
+def test_a_cluster_claim_must_be_a_name_and_a_value() -> None:
+    command = ["agent", "--hub-kubeconfig=x", "--cluster-name=cluster1", "--mode=ocm"]
+    for claim, reason in (
+        ("Region_1=us", 'Invalid value: "Region_1": a lowercase RFC 1123 subdomain must'),
+        ("region", '"region": expected NAME=VALUE'),
+    ):
+        result = runner.invoke(app, [*command, f"--cluster-claim={claim}"], env={"COLUMNS": "300"})
+        assert result.exit_code == 2
+        assert f"Invalid value for --cluster-claim: {reason}" in result.stderr

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -67,19 +67,17 @@ def eventually(check: Callable[[], T | None], timeout: float, what: str) -> T:
 
 
 class Hub:
-    """`fleetwarden up` as a process of its own."""
+    """`fleetwarden up ARGS...` as a process of its own."""
 
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
+    def __init__(self, data_dir: Path, args: Sequence[str] = ("--members=3", *SETTINGS)) -> None:
+        self.data_dir, self.args = data_dir, list(args)
         self.process: subprocess.Popen[bytes] | None = None
         self.client: Client | None = None
 
     def start(self) -> Client:
         kubeconfig = self.data_dir / "kubeconfig"
         kubeconfig.unlink(missing_ok=True)
-        command = fleetwarden_command(
-            "up", "--port=0", f"--data-dir={self.data_dir}", "--members=3", *SETTINGS
-        )
+        command = fleetwarden_command("up", "--port=0", f"--data-dir={self.data_dir}", *self.args)
         log = (self.data_dir / "hub.log").open("ab")
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         eventually(kubeconfig.exists, 30, "the hub's kubeconfig")
@@ -115,10 +113,10 @@ def hub(tmp_path: Path) -> Iterator[Hub]:
         yield hub
     finally:
         hub.stop()
-        _kill_leftover_agents(tmp_path / "members")
+        kill_leftover_agents(tmp_path / "members")
 
 
-def _kill_leftover_agents(members: Path) -> None:
+def kill_leftover_agents(members: Path) -> None:
     for pid_file in members.glob("*.pid"):
         with contextlib.suppress(ProcessLookupError, ValueError):
             os.kill(int(pid_file.read_text()), signal.SIGKILL)

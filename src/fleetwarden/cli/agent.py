@@ -16,9 +16,14 @@ from fleetwarden.cli.up import AGENT_SETTINGS, configure_process, settings_flags
 from fleetwarden.client.client import Client
 from fleetwarden.client.errors import ClientError
 from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
-from fleetwarden.members.agent import MODES, Agent
+from fleetwarden.members.agent import MODE_OCM, MODES, Agent, OcmJoin, simulated_member
 from fleetwarden.members.kube import KubeCluster
+from fleetwarden.members.simulated import MemberCluster
 from fleetwarden.runtime.settings import Settings
+from fleetwarden.semantics.validation import is_dns1123_subdomain
+
+_MODES = {mode.lower(): mode for mode in MODES}
+_MODE_NAMES = f"{', '.join(list(_MODES)[:-1])} or {list(_MODES)[-1]}"
 
 
 @settings_flags(AGENT_SETTINGS)
@@ -26,7 +31,11 @@ def agent(
     hub_kubeconfig: Annotated[str, typer.Option(help="The kubeconfig of the hub to join.")],
     cluster_name: Annotated[str, typer.Option(help="The member's name on the hub.")],
     mode: Annotated[
-        str, typer.Option(help="Pull (karmada-agent) or Push (the hub probes this member).")
+        str,
+        typer.Option(
+            help="pull (karmada-agent), push (the hub probes this member) or ocm (OCM's "
+            "registration agent, for a ManagedCluster)."
+        ),
     ] = "pull",
     endpoint_port: Annotated[
         int, typer.Option(help="Push mode: the port of the endpoint the hub probes (0: any).")
@@ -36,6 +45,39 @@ def agent(
         typer.Option(
             help="A real member cluster's kubeconfig: the Works are applied there, and its "
             "status is reported (default: a simulated member)."
+        ),
+    ] = None,
+    accept: Annotated[
+        bool,
+        typer.Option(
+            "--accept",
+            help="OCM: create the ManagedCluster accepted (hubAcceptsClient), as the hub's "
+            "admin or its auto-approval would; else an admin must accept it.",
+        ),
+    ] = False,
+    lease_duration_seconds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="OCM: the spec.leaseDurationSeconds of the ManagedCluster it creates "
+            "(default: the hub's, 60).",
+        ),
+    ] = None,
+    cluster_claim: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="NAME=VALUE",
+            help="OCM: a ClusterClaim of the simulated member, reported in the "
+            "ManagedCluster's status.clusterClaims (repeatable). A real member's are its "
+            "ClusterClaims.",
+        ),
+    ] = None,
+    spoke_external_server_urls: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="URL",
+            help="OCM: the member's API server URLs for the ManagedCluster's "
+            "spec.managedClusterClientConfigs (repeatable).",
         ),
     ] = None,
     exit_on_stdin_close: Annotated[
@@ -49,20 +91,37 @@ def agent(
     Pull mode registers a Pull Cluster, renews its Lease and reports its status, as
     karmada-agent does; Push mode registers a Push Cluster whose apiEndpoint is an
     endpoint served here, which the hub probes. Either way the Works of its execution
-    space are applied to the member, and their status and health reported. The member is
-    simulated in this process, or the real cluster of --member-kubeconfig.
+    space are applied to the member, and their status and health reported. OCM mode
+    creates the ManagedCluster, and once the hub accepted it renews its lease and reports
+    its status, as the klusterlet's registration agent does. The member is simulated in
+    this process, or the real cluster of --member-kubeconfig.
     """
-    sync_mode = mode.capitalize()
-    if sync_mode not in MODES:
-        raise typer.BadParameter(f'"{mode}": use pull or push', param_hint="--mode")
+    agent_mode = _MODES.get(mode.lower())
+    if agent_mode is None:
+        raise typer.BadParameter(f'"{mode}": use {_MODE_NAMES}', param_hint="--mode")
+    ocm_only = {
+        "--accept": accept,
+        "--lease-duration-seconds": lease_duration_seconds,
+        "--cluster-claim": cluster_claim,
+        "--spoke-external-server-urls": spoke_external_server_urls,
+    }
+    given = [flag for flag, value in ocm_only.items() if value]
+    if given and agent_mode != MODE_OCM:
+        raise typer.BadParameter("only for --mode ocm", param_hint=given[0])
+    if cluster_claim and member_kubeconfig:
+        message = "a real member's claims are its ClusterClaims"
+        raise typer.BadParameter(message, param_hint="--cluster-claim")
+    claims = _claims(cluster_claim or [])
     try:
         client = Client.from_kubeconfig(load_kubeconfig(hub_kubeconfig))
     except KubeConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--hub-kubeconfig") from None
     cluster = _real_member(member_kubeconfig) if member_kubeconfig else None
+    ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
+    member: MemberCluster = cluster or simulated_member(claims)
     member_agent = Agent(
-        client, cluster_name, settings, mode=sync_mode, endpoint_port=endpoint_port,
-        member=cluster,
+        client, cluster_name, settings, mode=agent_mode, endpoint_port=endpoint_port,
+        member=member, ocm=ocm,
     )  # fmt: skip
     try:
         member_agent.start()
@@ -74,7 +133,7 @@ def agent(
     if exit_on_stdin_close:
         threading.Thread(target=_set_on_eof, args=(stop,), daemon=True).start()
     real = f" (the cluster of {member_kubeconfig})" if member_kubeconfig else ""
-    typer.echo(f"member {cluster_name}{real} joined {client.server} in {sync_mode} mode")
+    typer.echo(f"member {cluster_name}{real} joined {client.server} in {agent_mode} mode")
     try:
         stop.wait()
     finally:
@@ -90,6 +149,20 @@ def _real_member(kubeconfig: str) -> KubeCluster:
     except (ConfigException, OSError, yaml.YAMLError) as exc:
         message = str(exc) if kubeconfig in str(exc) else f"{kubeconfig}: {exc}"
         raise typer.BadParameter(message, param_hint="--member-kubeconfig") from None
+
+
+def _claims(flags: list[str]) -> dict[str, str]:
+    """NAME=VALUE flags; a name must be a ClusterClaim's (a DNS subdomain)."""
+    claims = {}
+    for flag in flags:
+        name, equals, value = flag.partition("=")
+        if not equals:
+            raise typer.BadParameter(f'"{flag}": expected NAME=VALUE', param_hint="--cluster-claim")
+        if errors := is_dns1123_subdomain(name):
+            message = f'Invalid value: "{name}": {"; ".join(errors)}'
+            raise typer.BadParameter(message, param_hint="--cluster-claim")
+        claims[name] = value
+    return claims
 
 
 def _set_on_eof(stop: threading.Event) -> None:

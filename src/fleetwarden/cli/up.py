@@ -3,7 +3,8 @@
 One process: the SQLite store in --data-dir, the admission chain, every hub controller
 under the real-time driver, and the Kubernetes-compatible API server; a kubeconfig for it
 is written to <data-dir>/kubeconfig. With --members N, N `fleetwarden agent` processes
-(member1..N, Pull mode) join at once and stop with the hub. SIGINT or SIGTERM stops
+(member1..N, Pull mode) join at once and stop with the hub; with --ocm-members N, N more
+(cluster1..N, OCM mode, their ManagedClusters accepted). SIGINT or SIGTERM stops
 everything in order; the next `up` on the same data dir resumes from the store.
 
 Every setting (runtime/settings.py) is a flag, by Karmada's name and with its default.
@@ -214,8 +215,8 @@ AGENT_SETTINGS = (
 
 
 class Agents:
-    """The member agents `up --members` starts: their logs and pid files in
-    <data-dir>/members; each ends when the hub does, even when the hub is killed (their
+    """The member agents `up --members` and `--ocm-members` start: their logs and pid files
+    in <data-dir>/members; each ends when the hub does, even when the hub is killed (their
     standard input, a pipe from the hub, closes)."""
 
     def __init__(self, data_dir: Path, kubeconfig: Path, flags: Sequence[str]) -> None:
@@ -223,13 +224,14 @@ class Agents:
         self.kubeconfig, self.flags = kubeconfig, list(flags)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, count: int) -> None:
+    def start(self, prefix: str, count: int, *flags: str) -> None:
+        """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings."""
         self.dir.mkdir(exist_ok=True)
         for i in range(1, count + 1):
-            name = f"member{i}"
+            name = f"{prefix}{i}"
             command = fleetwarden_command(
                 "agent", f"--hub-kubeconfig={self.kubeconfig}", f"--cluster-name={name}",
-                "--exit-on-stdin-close", *self.flags,
+                "--exit-on-stdin-close", *flags, *self.flags,
             )  # fmt: skip
             with (self.dir / f"{name}.log").open("ab") as log:
                 process = subprocess.Popen(
@@ -267,6 +269,14 @@ def agent_flags(settings: Settings) -> list[str]:
     ]
 
 
+def ocm_agent_flags(lease_duration_seconds: int | None) -> list[str]:
+    """An OCM agent's flags: accepted at once, with the lease duration given."""
+    flags = ["--mode=ocm", "--accept"]
+    if lease_duration_seconds is not None:
+        flags.append(f"--lease-duration-seconds={lease_duration_seconds}")
+    return flags
+
+
 # the command ------------------------------------------------------------------------------------
 
 
@@ -281,6 +291,21 @@ def up(
     members: Annotated[
         int, typer.Option(help="Start this many member agents (member1..N, Pull mode).")
     ] = 0,
+    ocm_members: Annotated[
+        int,
+        typer.Option(
+            help="Start this many OCM registration agents (cluster1..N), their "
+            "ManagedClusters accepted."
+        ),
+    ] = 0,
+    ocm_lease_duration_seconds: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="The leaseDurationSeconds of the ManagedClusters the OCM agents create "
+            "(default: 60).",
+        ),
+    ] = None,
     *,
     settings: Settings,
 ) -> None:
@@ -297,7 +322,8 @@ def up(
     write_kubeconfig(kubeconfig, hub.url)
     agents = Agents(data_dir, kubeconfig, agent_flags(settings))
     try:
-        agents.start(members)
+        agents.start("member", members)
+        agents.start("cluster", ocm_members, *ocm_agent_flags(ocm_lease_duration_seconds))
         typer.echo(f"fleetwarden hub serving on {hub.url}")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()

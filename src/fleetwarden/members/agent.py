@@ -8,17 +8,28 @@ the real-time driver over the hub's API (members/remote.py):
   `karmada-cluster` every cluster-lease-duration × cluster-lease-renew-interval-fraction,
   reports Ready, the version, enabled APIs and resources every
   cluster-status-update-frequency (with the success and failure thresholds), applies the
-  Works of its execution space `karmada-es-<name>` and reports their status and health,
-  and drops the workload of a Work that is gone.
+  Works of its execution space `karmada-es-<name>` and reports their status and health.
+  As karmada-agent's execution controller, it removes a deleted Work's workload from the
+  member, then the Work's finalizer (the hub's execution controller leaves Pull clusters
+  to their agents), and drops the workload of a Work gone without it.
 - Push mode, as a member joined by `karmadactl join`: registers a Push Cluster whose
   spec.apiEndpoint is the endpoint this process serves (members/endpoint.py); the hub
   probes it and writes the Cluster's status, and removes workloads through it. Works are
   applied and reported from here as in Pull mode: the member's side either way.
+- OCM mode, as the klusterlet's registration agent: creates its ManagedCluster when the hub
+  has none (spec.hubAcceptsClient false, as an agent cannot accept itself: an admin sets it,
+  or `OcmJoin.accept` plays that admin), waits for HubAcceptedManagedCluster, then renews
+  `managed-cluster-lease` and reports Joined, Available, resources, version and the
+  member's cluster claims. The klusterlet's work agent (ManifestWork) is not played.
 
 A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from fleetwarden.api.errors import AlreadyExists
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, SYNC_MODE_PUSH
@@ -36,19 +47,48 @@ from fleetwarden.members.simulated import (
     MemberState,
     SimulatedCluster,
     api_enablements,
+    pull_cluster,
 )
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.manager import ControllerManager, RealDriver
 from fleetwarden.runtime.settings import Settings
 
-MODES = (SYNC_MODE_PULL, SYNC_MODE_PUSH)
+MODE_OCM = "OCM"
+MODES = (SYNC_MODE_PULL, SYNC_MODE_PUSH, MODE_OCM)
 MEMBER_KINDS = (*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS)
 MEMBER_AGENTS = "member-agents"  # MemberAgents' controller
 
 
-def _simulated_member() -> SimulatedCluster:
+def simulated_member(cluster_claims: Mapping[str, str] | None = None) -> SimulatedCluster:
+    """A simulated member serving the built-in APIs, with the ClusterClaims given."""
     kinds = ((info.api_version, info.plural, info.kind) for info in MEMBER_KINDS)
-    return SimulatedCluster(MemberState(), api_enablements(kinds))
+    state = MemberState(cluster_claims=dict(cluster_claims or {}))
+    return SimulatedCluster(state, api_enablements(kinds))
+
+
+@dataclass(frozen=True)
+class OcmJoin:
+    """What the registration agent puts in the ManagedCluster it creates: the klusterlet's
+    --spoke-external-server-urls as spec.managedClusterClientConfigs; here also
+    spec.leaseDurationSeconds (else the hub's default, 60), and spec.hubAcceptsClient when
+    `accept` plays the admin who accepts the cluster (or the hub's auto-approval)."""
+
+    accept: bool = False
+    lease_duration_seconds: int | None = None
+    external_server_urls: Sequence[str] = ()
+
+    def managed_cluster(self, name: str) -> dict[str, Any]:
+        spec: dict[str, Any] = {"hubAcceptsClient": self.accept}
+        if self.lease_duration_seconds is not None:
+            spec["leaseDurationSeconds"] = self.lease_duration_seconds
+        if self.external_server_urls:
+            spec["managedClusterClientConfigs"] = [{"url": u} for u in self.external_server_urls]
+        return {
+            "apiVersion": MANAGED_CLUSTER.api_version,
+            "kind": MANAGED_CLUSTER.kind,
+            "metadata": {"name": name},
+            "spec": spec,
+        }
 
 
 class Agent:
@@ -64,14 +104,16 @@ class Agent:
         mode: str = SYNC_MODE_PULL,
         endpoint_port: int = 0,
         member: MemberCluster | None = None,
+        ocm: OcmJoin | None = None,
     ) -> None:
         if mode not in MODES:
-            raise ValueError(f'unknown mode "{mode}": use {" or ".join(MODES)}')
+            raise ValueError(f'unknown mode "{mode}": use {", ".join(MODES)}')
         self.client, self.name, self.mode = client, name, mode
-        self.member = member or _simulated_member()
+        self.member = member or simulated_member()
         scope = {CLUSTER: None, MANAGED_CLUSTER: None, WORK: EXECUTION_SPACE_PREFIX + name}
         manager = ControllerManager(RemoteStore(client, scope), RealClock(), settings)
-        manager.add(MemberAgents({name: self.member}).controller())
+        register = (ocm or OcmJoin()).managed_cluster if mode == MODE_OCM else pull_cluster
+        manager.add(MemberAgents({name: self.member}, register).controller())
         self.driver = RealDriver(manager)
         served = Member(self.member.probe, self.member.report, self.member.delete_workload)
         push = mode == SYNC_MODE_PUSH

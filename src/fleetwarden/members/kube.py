@@ -5,6 +5,8 @@ karmada-agent's controllers do with their member (`fleetwarden agent --member-ku
   there is no `/readyz`; a member that does not answer at all is offline.
 - report: the server's gitVersion, the enabled APIs from discovery without subresources
   (getAPIEnablements), and the nodes' allocatable resources summed (getClusterAllocatable).
+- cluster claims: the member's ClusterClaims (cluster.open-cluster-management.io/v1alpha1)
+  but those labelled `open-cluster-management.io/spoke-only`, for OCM's registration agent.
 - apply: the execution controller's create-or-update through the objectwatcher. A
   manifest not on the member is created; one there is updated with the resourceVersion
   read, keeping what the member's side set (finalizers, owner references, and the labels
@@ -17,10 +19,11 @@ karmada-agent's controllers do with their member (`fleetwarden agent --member-ku
   what the work status controller reports.
 - delete: a Work's objects are deleted in the background (as objectwatcher.Delete does,
   for Jobs' pods), except those Karmada does not manage; so are the objects of a Work that
-  is gone, unless it preserved them (a Pull member's hub cannot reach it to do so).
+  is gone without that (its finalizer dropped by hand), unless it preserved them.
 
 Arbitrary kinds are found with the dynamic client's discovery. Nothing here is kept
-across restarts: the workload of a Work deleted while the agent was down stays.
+across restarts, nor needs to be: a Work deleted while the agent was down keeps its
+finalizer until the agent, back, has deleted the objects the Work lists.
 """
 
 from __future__ import annotations
@@ -67,6 +70,9 @@ logger = logging.getLogger(__name__)
 REQUEST_TIMEOUT = 10.0
 # retry.DefaultRetry, as RetryOnConflict uses it around each create-or-update.
 CONFLICT_ATTEMPTS = 5
+
+# ClusterClaims that stay on the member (claim_reconcile.go's labelCustomizedOnly).
+SPOKE_ONLY_LABEL = "open-cluster-management.io/spoke-only"
 
 # What a member that cannot be reached, or refuses a request, raises.
 _FAILURES = (ApiException, ResourceNotFoundError, urllib3.exceptions.HTTPError, ValueError)
@@ -158,6 +164,23 @@ class KubeCluster:
             api_enablements=_tolerant("enabled APIs", self._api_enablements, []),
             allocatable=_tolerant("nodes' allocatable resources", self._allocatable, {}),
         )
+
+    def cluster_claims(self) -> dict[str, str]:
+        """The ClusterClaims the registration agent exposes; none where the kind is not served."""
+        return _tolerant("cluster claims", self._cluster_claims, {})
+
+    def _cluster_claims(self) -> dict[str, str]:
+        with self._lock:
+            try:
+                resource = self._resource(_CLUSTER_CLAIMS)
+            except ResourceNotFoundError:
+                return {}
+            listed = self._call(resource.get)
+        return {
+            str(item["metadata"]["name"]): str((item.get("spec") or {}).get("value", ""))
+            for item in listed.get("items") or []
+            if SPOKE_ONLY_LABEL not in (item["metadata"].get("labels") or {})
+        }
 
     def _version(self) -> str:
         return str(self._get_json("/version").get("gitVersion", ""))
@@ -305,6 +328,7 @@ class KubeCluster:
         return answer
 
 
+_CLUSTER_CLAIMS = _Ref("cluster.open-cluster-management.io/v1alpha1", "ClusterClaim", "", "")
 _BACKGROUND = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"}
 
 
