@@ -102,6 +102,35 @@ def test_get_patch_and_delete(api: Api, kubectl: Kubectl) -> None:
     )
 
 
+def test_taint_by_patch(kubectl: Kubectl) -> None:
+    """Taints are set by patching spec.taints, as karmadactl taint and users' scripts do;
+    the hub stamps a NoExecute taint's timeAdded and keeps it on later patches."""
+    assert kubectl("apply", "-f", "-", stdin=json.dumps(cluster())).returncode == 0
+    taints = [{"key": "maintenance", "value": "true", "effect": "NoExecute"}]
+    patched = kubectl(
+        "patch",
+        "cluster",
+        "member1",
+        "--type=merge",
+        "-p",
+        json.dumps({"spec": {"taints": taints}}),
+    )
+    assert patched.stdout == "cluster.cluster.karmada.io/member1 patched\n", patched.stderr
+    first = json.loads(kubectl("get", "cluster", "member1", "-o", "json").stdout)["spec"]["taints"]
+    assert [(t["key"], t["effect"]) for t in first] == [("maintenance", "NoExecute")]
+    assert first[0]["timeAdded"]
+    ops = [{"op": "add", "path": "/spec/taints/-", "value": {"key": "gpu", "effect": "NoSchedule"}}]
+    assert (
+        kubectl("patch", "cluster", "member1", "--type=json", "-p", json.dumps(ops)).returncode == 0
+    )
+    both = json.loads(kubectl("get", "cluster", "member1", "-o", "json").stdout)["spec"]["taints"]
+    assert both[0] == first[0] and [t["key"] for t in both] == ["maintenance", "gpu"]
+    bad = [{"op": "replace", "path": "/spec/taints/1/effect", "value": "NoRun"}]
+    refused = kubectl("patch", "cluster", "member1", "--type=json", "-p", json.dumps(bad))
+    assert refused.returncode != 0
+    assert 'spec.taints[1].effect: Unsupported value: "NoRun"' in refused.stderr
+
+
 def test_replace_with_a_stale_object_is_a_conflict(
     api: Api, kubectl: Kubectl, tmp_path: Path
 ) -> None:
