@@ -1,5 +1,6 @@
-"""The hub's controllers: Karmada's in the order karmada-controller-manager starts them,
-then OCM's registration controllers and placement scheduler in the order their hubs do.
+"""The hub's controllers: apiextensions-apiserver's for CustomResourceDefinitions, then
+Karmada's in the order karmada-controller-manager starts them, then OCM's registration
+controllers and placement scheduler in the order their hubs do.
 
 Layer 6: it sits above the controllers and the scheduler (both layer 5), so that the
 simulator and `fleetwarden up` run exactly the same set.
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.kinds import KindInfo
+from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
     resource_binding_controller,
@@ -67,6 +69,7 @@ def hub_controllers(
     """Every hub controller; `template_kinds` adds resource kinds the detector must watch
     besides the registered ones (custom resources); `ocm` adds OCM's hub."""
     return [
+        *apiextensions_controllers(),
         *karmada_controllers(members, template_kinds),
         *(ocm_controllers(members) if ocm else []),
     ]

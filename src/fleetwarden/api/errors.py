@@ -194,6 +194,19 @@ class NotFound(StatusError):
         super().__init__(f"{_qualified(resource, group)} {json.dumps(name)} not found")
 
 
+class Forbidden(StatusError):
+    code = 403
+    reason = "Forbidden"
+
+    def __init__(self, resource: str, group: str, name: str, detail: str) -> None:
+        named = (
+            f"{_qualified(resource, group)} {json.dumps(name)}"
+            if name
+            else _qualified(resource, group)
+        )
+        super().__init__(f"{named} is forbidden: {detail}")
+
+
 class AlreadyExists(StatusError):
     code = 409
     reason = "AlreadyExists"

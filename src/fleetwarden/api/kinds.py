@@ -4,11 +4,35 @@ FieldLabels: what its objects can be selected by in a field selector."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from fleetwarden.api.meta import Resource
+
+
+class PrinterColumn(NamedTuple):
+    """apiextensions/v1 CustomResourceColumnDefinition."""
+
+    name: str
+    type: str
+    json_path: str
+    description: str = ""
+    format: str = ""
+    priority: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class CustomResource:
+    """What the CustomResourceDefinition serving a kind says of it beyond its names, for
+    one version (apiextensions-apiserver's crdInfo)."""
+
+    singular: str
+    list_kind: str
+    schema: Mapping[str, Any] | None = None  # the version's openAPIV3Schema
+    printer_columns: tuple[PrinterColumn, ...] = ()
+    terminating: bool = False  # being deleted: its objects go, no new ones come
 
 
 @dataclass(frozen=True)
@@ -22,6 +46,8 @@ class KindInfo:
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = field(default=())
     has_status: bool = True
+    # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
+    custom: CustomResource | None = field(default=None, compare=False, repr=False)
 
     @property
     def api_version(self) -> str:
@@ -29,7 +55,11 @@ class KindInfo:
 
     @property
     def singular(self) -> str:
-        return self.kind.lower()
+        return self.custom.singular if self.custom else self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        return self.custom.list_kind if self.custom else f"{self.kind}List"
 
     @property
     def group_kind(self) -> str:
@@ -41,6 +71,20 @@ def split_api_version(api_version: str) -> tuple[str, str]:
     """`apps/v1` -> ("apps", "v1"); `v1` -> ("", "v1")."""
     group, _, version = api_version.rpartition("/")
     return group, version
+
+
+_KUBE_VERSION_RE = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
+_LEVEL = {"alpha": 0, "beta": 1, None: 2}
+
+
+def version_priority(version: str) -> tuple[int, int, int, int, str]:
+    """A sort key putting the preferred version first, as version.CompareKubeAwareVersionStrings
+    orders them: GA, then beta, then alpha, newest first; other names last, alphabetically."""
+    match = _KUBE_VERSION_RE.fullmatch(version)
+    if match is None:
+        return (1, 0, 0, 0, version)
+    major, level, minor = match.groups()
+    return (0, -_LEVEL[level], -int(major), -int(minor or 0), "")
 
 
 FieldGetter = Callable[[Mapping[str, Any]], str]

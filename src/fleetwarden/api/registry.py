@@ -3,6 +3,9 @@
 A kind that is not registered is still accepted as an Unstructured resource template,
 namespaced unless the built-in table below says otherwise, with the plural Kubernetes'
 RESTMapper would guess for it.
+
+A hub's own registry (`REGISTRY.overlay()`) also knows the custom kinds its
+CustomResourceDefinitions serve (`serve`); the registered kinds keep their names.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fleetwarden.api import core, karmada, ocm
+from fleetwarden.api import apiextensions, core, karmada, ocm
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import (
     OBJECT_META_FIELD_LABELS,
@@ -70,15 +73,7 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
     _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),
     _builtin("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, "pc"),
-    _builtin(
-        "apiextensions.k8s.io",
-        "v1",
-        "CustomResourceDefinition",
-        "customresourcedefinitions",
-        False,
-        "crd",
-        "crds",
-    ),
+    apiextensions.KIND,
 ]
 
 
@@ -94,22 +89,58 @@ def guess_plural(kind: str) -> str:
     return lower + "s"
 
 
+class _Kinds:
+    """Kinds by (apiVersion, kind) and by (group, version, plural); and the (group, plural)
+    their objects are stored by."""
+
+    def __init__(self, kinds: Iterable[KindInfo] = ()) -> None:
+        self.by_kind: dict[tuple[str, str], KindInfo] = {}
+        self.by_plural: dict[tuple[str, str, str], KindInfo] = {}
+        self.stored: set[tuple[str, str]] = set()
+        for info in kinds:
+            self.add(info)
+
+    def add(self, info: KindInfo) -> None:
+        self.by_kind[(info.api_version, info.kind)] = info
+        self.by_plural[(info.group, info.version, info.plural)] = info
+        self.stored.add((info.group, info.plural))
+
+
 class Registry:
     def __init__(self, kinds: Iterable[KindInfo]) -> None:
-        self._by_kind: dict[tuple[str, str], KindInfo] = {}
-        self._by_plural: dict[tuple[str, str, str], KindInfo] = {}
-        for info in kinds:
-            self.register(info)
+        self._registered = _Kinds(kinds)
+        # Replaced whole by serve(), so that a reader on another thread sees one set or
+        # the other.
+        self._custom = _Kinds()
+        self.generation = 0  # moves on whenever the custom kinds change
 
     def register(self, info: KindInfo) -> None:
-        self._by_kind[(info.api_version, info.kind)] = info
-        self._by_plural[(info.group, info.version, info.plural)] = info
+        self._registered.add(info)
+
+    def overlay(self) -> Registry:
+        """A registry of these kinds for one hub, to serve its custom kinds besides."""
+        return Registry(self._registered.by_kind.values())
+
+    def serve(self, kinds: Iterable[KindInfo]) -> None:
+        """Serve these custom kinds, and no others, besides the registered ones; a custom
+        kind taking a registered kind's names, in any version, is left out."""
+        self._custom = _Kinds(info for info in kinds if not self.overlaps_registered(info))
+        self.generation += 1
+
+    def overlaps_registered(self, info: KindInfo) -> bool:
+        """Whether the kind names a registered kind, or its objects (group and plural)."""
+        registered = self._registered
+        return (info.api_version, info.kind) in registered.by_kind or (
+            (info.group, info.plural) in registered.stored
+        )
 
     def get(self, api_version: str, kind: str) -> KindInfo | None:
-        return self._by_kind.get((api_version, kind))
+        key = (api_version, kind)
+        return self._registered.by_kind.get(key) or self._custom.by_kind.get(key)
 
     def by_plural(self, group: str, version: str, plural: str) -> KindInfo | None:
-        return self._by_plural.get((group, version, plural))
+        key = (group, version, plural)
+        return self._registered.by_plural.get(key) or self._custom.by_plural.get(key)
 
     def info(self, api_version: str, kind: str) -> KindInfo:
         """The registered kind, or an Unstructured template kind with a guessed plural."""
@@ -120,7 +151,10 @@ class Registry:
         return KindInfo(group, version, kind, guess_plural(kind), True, core.Unstructured)
 
     def kinds(self) -> list[KindInfo]:
-        return list(self._by_kind.values())
+        return [*self._registered.by_kind.values(), *self._custom.by_kind.values()]
+
+    def custom_kinds(self) -> list[KindInfo]:
+        return list(self._custom.by_kind.values())
 
     def decode(self, data: Mapping[str, Any]) -> Resource:
         """A wire dict to its typed object; type errors become field errors (422)."""
@@ -133,7 +167,7 @@ class Registry:
         if errors:
             raise Invalid(str(kind or "Object"), "", _name_of(data), errors)
         assert isinstance(api_version, str) and isinstance(kind, str)
-        info = self._by_kind.get((api_version, kind)) or self.info(api_version, kind)
+        info = self.info(api_version, kind)
         try:
             # model_validate's own work, without its wrapper: this is every informer's
             # hot path. Validation leaves its input alone, so a plain dict needs no copy.

@@ -118,7 +118,7 @@ def agent(
         raise typer.BadParameter(str(exc), param_hint="--hub-kubeconfig") from None
     cluster = _real_member(member_kubeconfig) if member_kubeconfig else None
     ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
-    member: MemberCluster = cluster or simulated_member(claims)
+    member: MemberCluster = cluster or simulated_member(claims, hub=client)
     member_agent = Agent(
         client, cluster_name, settings, mode=agent_mode, endpoint_port=endpoint_port,
         member=member, ocm=ocm,

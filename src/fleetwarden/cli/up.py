@@ -35,6 +35,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.hub import hub_controllers
 from fleetwarden.members.real import HttpMembers
 from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.custom_kinds import CustomKinds
 from fleetwarden.runtime.manager import ControllerManager, RealDriver
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import FeatureGates, Settings, SettingsError
@@ -144,10 +145,13 @@ class Hub:
 
     def __init__(self, data_dir: Path, port: int, settings: Settings) -> None:
         data_dir.mkdir(parents=True, exist_ok=True)
-        self.store = SqliteStore(data_dir / STORE_FILE)
+        # The hub's kinds: the registered ones and those its CRDs serve.
+        registry = REGISTRY.overlay()
+        self.store = SqliteStore(data_dir / STORE_FILE, kinds=registry.info)
+        self.custom_kinds = CustomKinds(self.store, registry)
         clock = RealClock()
         self.metrics = Metrics(process=True)
-        manager = ControllerManager(self.store, clock, settings, self.metrics)
+        manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(CLUSTER)
         self.members = HttpMembers(clusters)
         for controller in hub_controllers(self.members):
@@ -156,7 +160,7 @@ class Hub:
         self.driver = RealDriver(manager)
         self._ready = threading.Event()
         app = create_app(
-            self.store, default_chain(), clock, ready=self._ready.is_set,
+            self.store, default_chain(registry), clock, ready=self._ready.is_set,
             metrics=self.metrics.expose, admission=settings.admission_config(),
         )  # fmt: skip
         self.server = Server(app, HOST, port)
@@ -177,6 +181,7 @@ class Hub:
         self.server.stop()
         self.driver.stop()
         self.members.close()
+        self.custom_kinds.close()
         self.store.close()
 
 

@@ -24,7 +24,8 @@ AGGREGATED_ACCEPT = (
 
 
 class Discovery:
-    """The server's resource types, read once on first use."""
+    """The server's resource types, read on first use; read again when a type is not found
+    among them (one served since: a CRD's), as kubectl's deferred RESTMapper does."""
 
     def __init__(self, get_json: GetJson) -> None:
         self._get_json = get_json
@@ -38,6 +39,23 @@ class Discovery:
 
     def resolve(self, resource: str) -> KindInfo:
         """The resource type a user means by `resource`."""
+        return self._found(lambda: self._resolve(resource))
+
+    def for_kind(self, api_version: str, kind: str) -> KindInfo:
+        """The resource type serving a manifest's apiVersion and kind."""
+        return self._found(lambda: self._for_kind(api_version, kind))
+
+    def _found(self, find: Callable[[], KindInfo]) -> KindInfo:
+        read_before = self._kinds is not None
+        try:
+            return find()
+        except (ResourceTypeNotFound, KindNotFound):
+            if not read_before:
+                raise
+            self._kinds = None
+            return find()
+
+    def _resolve(self, resource: str) -> KindInfo:
         name = resource.lower()
         kinds = self.kinds()
         # kubectl's shortcut expander runs first: a short name wins over everything.
@@ -54,8 +72,7 @@ class Discovery:
                     return info
         raise ResourceTypeNotFound(resource)
 
-    def for_kind(self, api_version: str, kind: str) -> KindInfo:
-        """The resource type serving a manifest's apiVersion and kind."""
+    def _for_kind(self, api_version: str, kind: str) -> KindInfo:
         for info in self.kinds():
             if info.api_version == api_version and info.kind == kind:
                 return info

@@ -22,19 +22,27 @@ the real-time driver over the hub's API (members/remote.py):
   `managed-cluster-lease` and reports Joined, Available, resources, version and the
   member's cluster claims. The klusterlet's work agent (ManifestWork) is not played.
 
-A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...).
+A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...), and
+every kind the hub's CustomResourceDefinitions serve, as if each CRD applied to the hub
+were installed on the member too: so the scheduler's APIEnablement filter lets custom
+resources through to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fleetwarden.api.errors import AlreadyExists
-from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, SYNC_MODE_PUSH
+from fleetwarden.api import apiextensions
+from fleetwarden.api.apiextensions import CustomResourceDefinition, served_kinds
+from fleetwarden.api.errors import AlreadyExists, StatusError
+from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, SYNC_MODE_PUSH, APIEnablement
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import BUILTIN_TEMPLATE_KINDS, CORE_KINDS
 from fleetwarden.client.client import Client
+from fleetwarden.client.errors import ClientError
 from fleetwarden.members.endpoint import Member, MemberEndpoint
 from fleetwarden.members.remote import RemoteStore
 from fleetwarden.members.simulated import (
@@ -52,6 +60,9 @@ from fleetwarden.members.simulated import (
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.manager import ControllerManager, RealDriver
 from fleetwarden.runtime.settings import Settings
+from fleetwarden.semantics.cluster_health import MemberReport
+
+logger = logging.getLogger(__name__)
 
 MODE_OCM = "OCM"
 MODES = (SYNC_MODE_PULL, SYNC_MODE_PUSH, MODE_OCM)
@@ -59,11 +70,60 @@ MEMBER_KINDS = (*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS)
 MEMBER_AGENTS = "member-agents"  # MemberAgents' controller
 
 
-def simulated_member(cluster_claims: Mapping[str, str] | None = None) -> SimulatedCluster:
-    """A simulated member serving the built-in APIs, with the ClusterClaims given."""
-    kinds = ((info.api_version, info.plural, info.kind) for info in MEMBER_KINDS)
+def simulated_member(
+    cluster_claims: Mapping[str, str] | None = None, hub: Client | None = None
+) -> SimulatedCluster:
+    """A simulated member serving the built-in APIs, and with `hub` the kinds the hub's
+    CRDs serve, with the ClusterClaims given."""
     state = MemberState(cluster_claims=dict(cluster_claims or {}))
-    return SimulatedCluster(state, api_enablements(kinds))
+    if hub is None:
+        return SimulatedCluster(state, _enablements(MEMBER_KINDS))
+    return HubMirroringCluster(state, _enablements(MEMBER_KINDS), custom_kinds=HubCustomKinds(hub))
+
+
+def _enablements(kinds: Sequence[KindInfo]) -> list[APIEnablement]:
+    return api_enablements((info.api_version, info.plural, info.kind) for info in kinds)
+
+
+class HubCustomKinds:
+    """The kinds a hub's CRDs serve, read from its API each time asked; while the hub
+    cannot be read, those read last."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._kinds: list[KindInfo] = []
+
+    def __call__(self) -> list[KindInfo]:
+        try:
+            items = self.client.list(apiextensions.KIND)["items"]
+        except (ClientError, StatusError) as exc:
+            logger.info("listing the hub's CustomResourceDefinitions: %s", exc)
+            return self._kinds
+        definitions = [CustomResourceDefinition.model_validate(item) for item in items]
+        self._kinds = [info for crd in definitions for info in served_kinds(crd)]
+        return self._kinds
+
+
+@dataclass
+class HubMirroringCluster(SimulatedCluster):
+    """A simulated member that serves, besides its own APIs, the hub's custom kinds."""
+
+    custom_kinds: Callable[[], list[KindInfo]] = field(default=list)
+
+    def report(self) -> MemberReport:
+        own = self.api_enablements
+        custom = _enablements(self.custom_kinds())
+        return replace(super().report(), api_enablements=_merged(own, custom))
+
+
+def _merged(*enablements: list[APIEnablement]) -> list[APIEnablement]:
+    """The APIs of several lists in one, in api_enablements' order."""
+    return api_enablements(
+        (enablement.group_version, resource.name, resource.kind)
+        for listed in enablements
+        for enablement in listed
+        for resource in enablement.resources or ()
+    )
 
 
 @dataclass(frozen=True)
@@ -109,7 +169,7 @@ class Agent:
         if mode not in MODES:
             raise ValueError(f'unknown mode "{mode}": use {", ".join(MODES)}')
         self.client, self.name, self.mode = client, name, mode
-        self.member = member or simulated_member()
+        self.member = member or simulated_member(hub=client)
         scope = {CLUSTER: None, MANAGED_CLUSTER: None, WORK: EXECUTION_SPACE_PREFIX + name}
         manager = ControllerManager(RemoteStore(client, scope), RealClock(), settings)
         register = (ocm or OcmJoin()).managed_cluster if mode == MODE_OCM else pull_cluster

@@ -23,7 +23,7 @@ from typing import Any
 from fleetwarden.api.karmada.work import ClusterResourceBinding, ResourceBinding
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.store.interface import EventType, Store, WatchEvent, collection_of
 
 IndexFunc = Callable[[Resource], list[str]]
@@ -295,10 +295,12 @@ def _resource_version(obj: Resource | Mapping[str, Any]) -> str | None:
 
 
 class Cache:
-    """One shared informer per kind, all fed from one store (controller-runtime's cache)."""
+    """One shared informer per kind, all fed from one store (controller-runtime's cache).
+    `registry` resolves a kind named by apiVersion and kind (a hub's, for its custom kinds)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, registry: Registry = REGISTRY) -> None:
         self._store = store
+        self.registry = registry
         # One lock for every informer: a handler of one may read another without deadlock.
         self._lock = threading.RLock()
         self._informers: dict[str, Informer] = {}
@@ -314,6 +316,10 @@ class Cache:
                 if self._started:
                     self._list(informer)
             return informer
+
+    def informer_for(self, api_version: str, kind: str) -> Informer:
+        """The informer of the kind an object reference names by apiVersion and kind."""
+        return self.informer(self.registry.info(api_version, kind))
 
     def sync(self) -> None:
         """List every informer's kind from the store (again, after a watch expired)."""

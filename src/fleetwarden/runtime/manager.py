@@ -27,6 +27,7 @@ from typing import Self
 from fleetwarden.api.errors import Conflict, Expired
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
+from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.runtime.clock import Clock, VirtualClock
 from fleetwarden.runtime.events import EventRecorder
 from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, object_key
@@ -55,6 +56,10 @@ def requeue_after(delay: timedelta) -> Result:
     return Result(requeue_after=delay)
 
 
+def _no_more_watches(watch: Watches) -> None:
+    raise RuntimeError(f"no controller to watch {watch.info.kind} for: a context of its own")
+
+
 @dataclass(frozen=True)
 class Context:
     """What a reconciler may use. Cached objects are shared: copy before changing."""
@@ -66,6 +71,11 @@ class Context:
     recorder: EventRecorder
     # The hub's metrics (runtime/metrics.py); time what you measure on `clock`.
     metrics: Metrics = field(default_factory=Metrics)
+    # Watch one more kind from now on, as if the controller had listed it in its watches
+    # (controller-runtime's Controller.Watch after start): for kinds that appear at run
+    # time, a custom resource's say. Its objects are enqueued as added at once; watch each
+    # kind once.
+    watch: Callable[[Watches], None] = _no_more_watches
 
 
 Reconcile = Callable[[str, Context], Result]
@@ -110,11 +120,12 @@ class ControllerManager:
         clock: Clock,
         settings: Settings | None = None,
         metrics: Metrics | None = None,
+        registry: Registry = REGISTRY,
     ) -> None:
         self.store, self.clock = store, clock
         self.settings = settings or Settings()
         self.metrics = metrics or Metrics()
-        self.cache = Cache(store)
+        self.cache = Cache(store, registry)
         self.controllers: list[Controller] = []
 
     def add(self, controller: Controller) -> None:
@@ -137,10 +148,14 @@ class ControllerManager:
         queue: WorkQueue[str] = WorkQueue(self.clock, limiter)
         for info, indexers in controller.indexers.items():
             self.cache.informer(info).add_indexers(indexers)
-        for watch in controller.watches:
-            self.cache.informer(watch.info).add_event_handler(_enqueue(queue, watch.keys))
+
+        def watch(watches: Watches) -> None:
+            self.cache.informer(watches.info).add_event_handler(_enqueue(queue, watches.keys))
+
+        for watches in controller.watches:
+            watch(watches)
         recorder = EventRecorder(self.store, self.clock, controller.name)
-        context = Context(self.cache, self.store, self.clock, s, recorder, self.metrics)
+        context = Context(self.cache, self.store, self.clock, s, recorder, self.metrics, watch)
         return _Runner(controller, queue, context)
 
 

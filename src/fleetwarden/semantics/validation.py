@@ -23,6 +23,11 @@ _DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
     "and must start and end with an alphanumeric character"
 )
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+    "an alphabetic character, and end with an alphanumeric character"
+)
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
 _DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
@@ -33,6 +38,7 @@ _LABEL_KEY_RE = re.compile(f"^{_LABEL_KEY_FMT}$")
 _LABEL_VALUE_RE = re.compile(f"^{_LABEL_VALUE_FMT}$")
 _DNS1123_LABEL_RE = re.compile(f"^{_DNS1123_LABEL_FMT}$")
 _DNS1123_SUBDOMAIN_RE = re.compile(f"^{_DNS1123_SUBDOMAIN_FMT}$")
+_DNS1035_LABEL_RE = re.compile(f"^{_DNS1035_LABEL_FMT}$")
 
 LABEL_VALUE_MAX_LENGTH = 63
 DNS1123_LABEL_MAX_LENGTH = 63
@@ -84,6 +90,15 @@ def is_dns1123_label(value: str) -> list[str]:
             errs.append("must not contain dots")
         else:
             errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    errs = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:  # DNS1035LabelMaxLength: the same 63
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _regex_ok(_DNS1035_LABEL_RE, value):
+        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
     return errs
 
 

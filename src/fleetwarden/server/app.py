@@ -2,9 +2,10 @@
 
 `create_app(store, chain, clock)` serves every registered kind the way kube-apiserver
 serves it: discovery, CRUD with admission, the status subresource, watch, Tables for
-kubectl and OpenAPI documents, health and metrics. Blocking work (admission, the store)
-runs on a small thread pool; the event loop only moves bytes, so a watch that waits costs
-no thread of the pool.
+kubectl and OpenAPI documents, health and metrics; and with a chain over a hub's own
+registry, the custom kinds its CustomResourceDefinitions serve, as they come and go.
+Blocking work (admission, the store) runs on a small thread pool; the event loop only
+moves bytes, so a watch that waits costs no thread of the pool.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import uvicorn
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.registry import Registry
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.http import (
@@ -90,9 +92,10 @@ class App:
         bookmark_interval: float = BOOKMARK_INTERVAL,
         workers: int = 4,
     ) -> None:
-        self.store, self.clock = store, clock
+        self.store, self.clock, self.registry = store, clock, chain.registry
         self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
-        self.discovery = discovery.build()
+        # The discovery documents, and the generation of the registry's custom kinds.
+        self._discovery_of: tuple[int, discovery.Discovery] | None = None
         self.ready = ready or (lambda: True)
         self.metrics = metrics
         self.bookmark_interval = bookmark_interval
@@ -140,11 +143,20 @@ class App:
         if not segments:
             await _send(send, self._group_version(group, version))
             return
-        target = resource_path(group, version, segments)
+        target = resource_path(group, version, segments, self.registry)
         if request.method == "GET" and (target.legacy_watch or request.flag("watch")):
             await self._watch(request, target, receive, send)
             return
         await _send(send, await self._run(lambda: self._resource(request, target)))
+
+    @property
+    def discovery(self) -> discovery.Discovery:
+        """The documents for the kinds served now; rebuilt after the custom kinds change."""
+        generation = self.registry.generation
+        built = self._discovery_of
+        if built is None or built[0] != generation:
+            built = self._discovery_of = (generation, discovery.build(self.registry))
+        return built[1]
 
     async def _run(self, call: Callable[[], _T]) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
@@ -161,23 +173,22 @@ class App:
             return respond(200, discovery.version_info())
         if path == "/metrics" and self.metrics is not None:
             return Response(200, self.metrics(), _PROMETHEUS)
+        documents = self.discovery
         if path == "/apis":
-            return self._discovery(request, self.discovery.group_list,
-                                   self.discovery.aggregated_groups)  # fmt: skip
+            return self._discovery(request, documents.group_list, documents.aggregated_groups)
         if path == "/api":
-            return self._discovery(request, self.discovery.api_versions,
-                                   self.discovery.aggregated_core)  # fmt: skip
+            return self._discovery(request, documents.api_versions, documents.aggregated_core)
         if path == "/openapi/v2":
             if request.accept(_OPENAPI_V2_OFFERS) is PLAIN_JSON:
-                return respond(200, openapi.openapi_v2())
-            return Response(200, openapi.openapi_v2_protobuf(), protobuf.OPENAPI_V2)
+                return respond(200, openapi.openapi_v2(self.registry))
+            return Response(200, openapi.openapi_v2_protobuf(self.registry), protobuf.OPENAPI_V2)
         if path.startswith("/openapi/"):
             request.accept((PLAIN_JSON,))
-            document = _openapi(path)
+            document = _openapi(path, self.registry)
             if document is not None:
                 return respond(200, document)
         if path.startswith("/apis/") and path.count("/") == 2:
-            group = self.discovery.groups.get(path.removeprefix("/apis/"))
+            group = documents.groups.get(path.removeprefix("/apis/"))
             if group is not None:
                 return respond(200, group)
         raise PathNotFound()
@@ -265,14 +276,14 @@ class App:
             self._watches.discard(session)
 
 
-def _openapi(path: str) -> dict[str, Any] | None:
+def _openapi(path: str, registry: Registry) -> dict[str, Any] | None:
     """/openapi/v3, /openapi/v3/api/v1, /openapi/v3/apis/{group}/{version}."""
     if path == "/openapi/v3":
-        return openapi.openapi_v3_index()
+        return openapi.openapi_v3_index(registry)
     parsed = group_version(path.removeprefix("/openapi/v3"))
     if parsed is None or parsed[2]:
         return None
-    return openapi.openapi_v3(parsed[0], parsed[1])
+    return openapi.openapi_v3(parsed[0], parsed[1], registry)
 
 
 def create_app(
@@ -287,6 +298,7 @@ def create_app(
 ) -> App:
     """The API server over the store: requests admitted by `chain` (with `admission`'s
     settings) at `clock`'s time; `/readyz` asks `ready`, `/metrics` serves `metrics()`.
+    The kinds served are those of the chain's registry (the store's should be the same).
     Creates the system namespaces (default, kube-system, kube-public) if missing."""
     return App(
         store,

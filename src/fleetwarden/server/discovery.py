@@ -3,37 +3,25 @@
 Both forms are served: the legacy one (`/api`, `/apis`, then one APIResourceList per
 group version) and the aggregated one (apidiscovery.k8s.io/v2: every group's resources in
 one answer to `/api` and one to `/apis`), which kubectl asks for first. Every document is
-built once from the kind registry: what is served does not change while the server runs.
+built from the kind registry, again whenever the custom kinds it serves change.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from fleetwarden import __version__
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, version_priority
 from fleetwarden.api.registry import REGISTRY, Registry
 
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+# A custom resource whose definition is being deleted: no new objects, no changes.
+TERMINATING_VERBS = ["delete", "deletecollection", "get", "list", "watch"]
 STATUS_VERBS = ["get", "patch", "update"]
 # The Kubernetes release whose API this server speaks (kubectl warns past one minor of skew).
 KUBE_VERSION = (1, 32, 0)
-
-_KUBE_VERSION_RE = re.compile(r"v(\d+)(?:(alpha|beta)(\d+))?")
-_LEVEL = {"alpha": 0, "beta": 1, None: 2}
-
-
-def version_priority(version: str) -> tuple[int, int, int, int, str]:
-    """A sort key putting the preferred version first, as version.CompareKubeAwareVersionStrings
-    orders them: GA, then beta, then alpha, newest first; other names last, alphabetically."""
-    match = _KUBE_VERSION_RE.fullmatch(version)
-    if match is None:
-        return (1, 0, 0, 0, version)
-    major, level, minor = match.groups()
-    return (0, -_LEVEL[level], -int(major), -int(minor or 0), "")
 
 
 @dataclass(frozen=True)
@@ -111,7 +99,7 @@ def _resource_list(group: str, version: str, kinds: Iterable[KindInfo]) -> dict[
             "singularName": info.singular,
             "namespaced": info.namespaced,
             "kind": info.kind,
-            "verbs": VERBS,
+            "verbs": _verbs(info),
         }
         if info.short_names:
             resource["shortNames"] = list(info.short_names)
@@ -162,6 +150,10 @@ def _aggregated(
     }
 
 
+def _verbs(info: KindInfo) -> list[str]:
+    return TERMINATING_VERBS if info.custom is not None and info.custom.terminating else VERBS
+
+
 def _discovered(info: KindInfo) -> dict[str, Any]:
     kind = {"group": info.group, "version": info.version, "kind": info.kind}
     resource: dict[str, Any] = {
@@ -169,7 +161,7 @@ def _discovered(info: KindInfo) -> dict[str, Any]:
         "responseKind": kind,
         "scope": "Namespaced" if info.namespaced else "Cluster",
         "singularResource": info.singular,
-        "verbs": VERBS,
+        "verbs": _verbs(info),
     }
     if info.short_names:
         resource["shortNames"] = list(info.short_names)

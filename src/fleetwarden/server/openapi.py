@@ -36,8 +36,12 @@ types for (k8s.io/api's, io.k8s.api.*) go unnamed, so that it patches them from 
 without a word. The v2 paths are the v3 ones; kubectl 1.32 reads them only for the media
 types a PATCH consumes, and finds no strategic merge patch there either.
 
-The documents are built once, on first use, from the kind registry; callers share them
-and must not change them.
+A custom resource's v3 schema is its CRD's openAPIV3Schema for that version, with the
+standard fields as apiextensions-apiserver's builder adds them; in v2 it is an object
+alone (its schema may use what v2 and kubectl 1.20 have no words for).
+
+The documents are built on first use from the kind registry, again whenever its custom
+kinds change; callers share them and must not change them.
 """
 
 from __future__ import annotations
@@ -46,11 +50,11 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.server import protobuf
 from fleetwarden.store.interface import PatchType
 from fleetwarden.store.merge_keys import OBJECT_META, merge_keys_for
@@ -77,25 +81,29 @@ _K8S_PACKAGES = {
 }
 
 
-def openapi_v3_index() -> dict[str, Any]:
+# Each document is cached by the registry and the generation of its custom kinds it was
+# built for: this many are kept.
+_KEPT = 8
+
+
+def openapi_v3_index(registry: Registry = REGISTRY) -> dict[str, Any]:
     """/openapi/v3: each group-version's document and the hash that names its content."""
-    return _v3_index()
+    return _v3_index(registry, registry.generation)
 
 
-def openapi_v3(group: str, version: str) -> dict[str, Any] | None:
+def openapi_v3(group: str, version: str, registry: Registry = REGISTRY) -> dict[str, Any] | None:
     """/openapi/v3/apis/<group>/<version> (/openapi/v3/api/v1 for the core group)."""
-    return _v3_documents().get((group, version))
+    return _v3_documents(registry, registry.generation).get((group, version))
 
 
-def openapi_v2() -> dict[str, Any]:
+def openapi_v2(registry: Registry = REGISTRY) -> dict[str, Any]:
     """/openapi/v2 as JSON."""
-    return _v2_document()
+    return _v2_document(registry, registry.generation)
 
 
-@cache
-def openapi_v2_protobuf() -> bytes:
+def openapi_v2_protobuf(registry: Registry = REGISTRY) -> bytes:
     """/openapi/v2 as kubectl reads it: gnostic's protobuf Document."""
-    return protobuf.encode_openapi_v2(_v2_document())
+    return _v2_protobuf(registry, registry.generation)
 
 
 def gv_path(group: str, version: str) -> str:
@@ -106,17 +114,17 @@ def gv_path(group: str, version: str) -> str:
 # --- documents ------------------------------------------------------------------------------
 
 
-def _kinds_by_gv() -> dict[tuple[str, str], list[KindInfo]]:
+def _kinds_by_gv(registry: Registry) -> dict[tuple[str, str], list[KindInfo]]:
     grouped: dict[tuple[str, str], list[KindInfo]] = {}
-    for info in sorted(REGISTRY.kinds(), key=lambda i: (i.group, i.version, i.kind)):
+    for info in sorted(registry.kinds(), key=lambda i: (i.group, i.version, i.kind)):
         grouped.setdefault((info.group, info.version), []).append(info)
     return grouped
 
 
-@cache
-def _v3_documents() -> dict[tuple[str, str], dict[str, Any]]:
+@lru_cache(_KEPT)
+def _v3_documents(registry: Registry, generation: int) -> dict[tuple[str, str], dict[str, Any]]:
     documents = {}
-    for gv, kinds in _kinds_by_gv().items():
+    for gv, kinds in _kinds_by_gv(registry).items():
         schemas, paths = _schemas_and_paths(_V3, kinds)
         documents[gv] = {
             "openapi": "3.0.0",
@@ -127,10 +135,10 @@ def _v3_documents() -> dict[tuple[str, str], dict[str, Any]]:
     return documents
 
 
-@cache
-def _v3_index() -> dict[str, Any]:
+@lru_cache(_KEPT)
+def _v3_index(registry: Registry, generation: int) -> dict[str, Any]:
     paths = {}
-    for (group, version), document in _v3_documents().items():
+    for (group, version), document in _v3_documents(registry, generation).items():
         canonical = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
         digest = hashlib.sha512(canonical).hexdigest().upper()
         path = gv_path(group, version)
@@ -138,9 +146,9 @@ def _v3_index() -> dict[str, Any]:
     return {"paths": paths}
 
 
-@cache
-def _v2_document() -> dict[str, Any]:
-    kinds = [info for infos in _kinds_by_gv().values() for info in infos]
+@lru_cache(_KEPT)
+def _v2_document(registry: Registry, generation: int) -> dict[str, Any]:
+    kinds = [info for infos in _kinds_by_gv(registry).values() for info in infos]
     definitions, paths = _schemas_and_paths(_V2, kinds)
     return {
         "swagger": "2.0",
@@ -148,6 +156,11 @@ def _v2_document() -> dict[str, Any]:
         "paths": paths,
         "definitions": {name: _v2_definition(name, s) for name, s in definitions.items()},
     }
+
+
+@lru_cache(_KEPT)
+def _v2_protobuf(registry: Registry, generation: int) -> bytes:
+    return protobuf.encode_openapi_v2(_v2_document(registry, generation))
 
 
 def _v2_definition(name: str, schema: Schema) -> Schema:
@@ -202,7 +215,7 @@ def _schemas_and_paths(
     schemas: dict[str, Schema] = dict(_common_schemas(form.ref))
     paths: dict[str, Any] = {}
     for info in kinds:
-        schemas[_definition(info)] = _kind_schema(info, form.ref)
+        schemas[_definition(info)] = _kind_schema(info, form)
         schemas[_definition(info) + "List"] = _list_schema(info, form.ref)
         for path, operations in _paths(info):
             names = [n for n in ("name", "namespace") if f"{{{n}}}" in path]
@@ -332,7 +345,10 @@ def _ref(ref: str, name: str) -> Schema:
     return {"$ref": ref + name}
 
 
-def _kind_schema(info: KindInfo, ref: str) -> Schema:
+def _kind_schema(info: KindInfo, form: _Format) -> Schema:
+    if form.v3 and info.custom is not None and info.custom.schema is not None:
+        return _custom_schema(info, info.custom.schema, form.ref)
+    ref = form.ref
     merge_keys = merge_keys_for(info)
     fields = {
         path: meta for path, meta in (merge_keys or {}).items() if not path.startswith("metadata.")
@@ -355,6 +371,17 @@ def _kind_schema(info: KindInfo, ref: str) -> Schema:
     }
 
 
+def _custom_schema(info: KindInfo, schema: Mapping[str, Any], ref: str) -> Schema:
+    """The CRD's schema with the standard fields it need not declare (the builder's)."""
+    properties = {
+        **schema.get("properties", {}),
+        "apiVersion": _API_VERSION,
+        "kind": _KIND,
+        "metadata": _ref(ref, _OBJECT_META),
+    }
+    return {**schema, "type": "object", "properties": properties, _GVK: [_gvk(info)]}
+
+
 def _list_schema(info: KindInfo, ref: str) -> Schema:
     return {
         "type": "object",
@@ -365,7 +392,7 @@ def _list_schema(info: KindInfo, ref: str) -> Schema:
             "metadata": _ref(ref, _LIST_META),
             "items": {"type": "array", "items": _ref(ref, _definition(info))},
         },
-        "x-kubernetes-group-version-kind": [{**_gvk(info), "kind": info.kind + "List"}],
+        "x-kubernetes-group-version-kind": [{**_gvk(info), "kind": info.list_kind}],
     }
 
 

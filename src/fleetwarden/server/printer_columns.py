@@ -8,19 +8,7 @@ open-cluster-management-io/api@1845fd8032e4.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-
-class PrinterColumn(NamedTuple):
-    """apiextensions/v1 CustomResourceColumnDefinition."""
-
-    name: str
-    type: str
-    json_path: str
-    description: str = ""
-    format: str = ""
-    priority: int = 0
-
+from fleetwarden.api.kinds import PrinterColumn
 
 # apiextensions-apiserver's serveDefaultColumnsIfEmpty.
 DEFAULT_COLUMNS = (

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
-from fleetwarden.api.errors import BadRequest, Conflict, NotFound
+from fleetwarden.api import apiextensions
+from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
 from fleetwarden.server.validation import FieldValidation, check_fields
@@ -83,6 +83,9 @@ class Resources:
         self, info: KindInfo, namespace: str | None, body: Any, options: WriteOptions
     ) -> Written:
         obj = _addressed(info, namespace, None, body)
+        if info.custom is not None and info.custom.terminating:
+            name = obj["metadata"].get("name") or ""
+            raise Forbidden(info.plural, info.group, name, _DEFINITION_TERMINATING)
         if info.namespaced:
             namespaces.require_namespace(self.store, obj["metadata"]["namespace"])
         admitted = self.chain.admit(obj, None, now=self.clock.now(), config=self.config)
@@ -138,6 +141,8 @@ class Resources:
             namespaces.check_deletable(name)
         if dry_run:
             return current
+        if info == apiextensions.KIND:
+            _hold_for_cleanup(self.store, current)
         deleted = self.store.delete(info, name, namespace or "")
         meta = deleted["metadata"]
         if ("deletionTimestamp" in meta and meta.get("finalizers")) or not _builtin(info):
@@ -198,7 +203,7 @@ class Resources:
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
-            old = REGISTRY.decode(current)
+            old = self.chain.registry.decode(current)
             admitted = self.chain.admit(new, old, now=self.clock.now(), config=self.config)
             warnings = check_fields(info, admitted, options.field_validation)
             wire = admitted.to_dict()
@@ -214,7 +219,7 @@ class Resources:
 
 def list_document(info: KindInfo, metadata: Mapping[str, Any], items: list[Obj]) -> Obj:
     return {
-        "kind": f"{info.kind}List",
+        "kind": info.list_kind,
         "apiVersion": info.api_version,
         "metadata": dict(metadata),
         "items": items,
@@ -283,6 +288,20 @@ def _check_preconditions(info: KindInfo, current: Obj, body: Any) -> None:
                 f"Precondition failed: {field_name} in precondition: {wanted}, "
                 f"{field_name} in object meta: {meta.get(key)}",
             )
+
+
+_DEFINITION_TERMINATING = "create not allowed while custom resource definition is terminating"
+
+
+def _hold_for_cleanup(store: Store, crd: Obj) -> None:
+    """What the CRD registry's Delete adds: the finalizer that keeps a CRD until the
+    crd-finalizer controller has deleted its custom resources."""
+    meta = crd["metadata"]
+    finalizers = meta.get("finalizers") or []
+    if "deletionTimestamp" in meta or apiextensions.CLEANUP_FINALIZER in finalizers:
+        return
+    held = {"metadata": {"finalizers": [*finalizers, apiextensions.CLEANUP_FINALIZER]}}
+    store.patch(apiextensions.KIND, meta["name"], "", held)  # whatever else changed since
 
 
 def _builtin(info: KindInfo) -> bool:

@@ -18,12 +18,12 @@ from functools import cache
 from typing import Any
 
 from fleetwarden.api.errors import BadRequest
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, PrinterColumn
 from fleetwarden.api.meta import LabelSelector, parse_time
 from fleetwarden.semantics.durations import human_duration
 from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
 from fleetwarden.server.jsonpath import JSONPath, compile_path
-from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS, PrinterColumn
+from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS
 
 Obj = Mapping[str, Any]
 
@@ -111,8 +111,9 @@ _AGE_COLUMN = _column("Age", description=_AGE_DOC)
 Printer = tuple[tuple[Column, ...], Cells]
 
 
-@cache
 def _printer(info: KindInfo) -> Printer:
+    if info.custom is not None:  # served by a CRD of the hub's
+        return _crd_printer(info.custom.printer_columns or DEFAULT_COLUMNS)
     printer = _PRINTERS.get((info.group, info.kind))
     if printer is not None:
         return printer
@@ -123,7 +124,8 @@ def _printer(info: KindInfo) -> Printer:
 # --- custom resources: the CRD's printer columns ------------------------------------------
 
 
-def _crd_printer(crd: Sequence[PrinterColumn]) -> Printer:
+@cache
+def _crd_printer(crd: tuple[PrinterColumn, ...]) -> Printer:
     columns = [
         _column(
             c.name,
@@ -315,6 +317,11 @@ def _lease_cells(obj: Obj, now: datetime) -> list[Any]:
     return [_name(obj), _get(obj, "spec", "holderIdentity") or "", _age(obj, now)]
 
 
+def _created_at_cells(obj: Obj, now: datetime) -> list[Any]:
+    """rest.NewDefaultTableConvertor's: the name, and the creation time as RFC 3339."""
+    return [_name(obj), _get(obj, "metadata", "creationTimestamp") or "0001-01-01T00:00:00Z"]
+
+
 def _cluster_cells(obj: Obj, now: datetime) -> list[Any]:
     """Karmada's aggregated API server prints its Cluster itself (pkg/printers)."""
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
@@ -488,4 +495,9 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ("apps", "StatefulSet"): (_STATEFUL_SET_COLUMNS, _stateful_set_cells),
     ("coordination.k8s.io", "Lease"): (_LEASE_COLUMNS, _lease_cells),
     ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
+    # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): (
+        (_NAME_COLUMN, _column("Created At", "date", _AGE_DOC)),
+        _created_at_cells,
+    ),
 }

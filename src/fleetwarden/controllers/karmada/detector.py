@@ -24,7 +24,9 @@ One controller, one queue, as upstream's three workers share one event recorder.
 key is upstream's ClusterWideKey text (`apps/v1, kind=Deployment, default/nginx`); keys of
 PropagationPolicies and ClusterPropagationPolicies reconcile the policy, and the templates
 it concerns inline (upstream queues them; our reconcilers only requeue their own key).
-The kinds watched are fixed when the controller is made (see template_kinds).
+The kinds watched are those given when the controller is made (see template_kinds), and
+each kind a CustomResourceDefinition comes to serve, in its preferred version, from the
+moment the detector sees the CRD serve it (upstream discovers new APIs every 30 s).
 
 Events go on the template with upstream's reasons and messages. Upstream reports
 GetReplicasSucceed each time it builds a binding; here only when the binding is written.
@@ -34,10 +36,13 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fleetwarden.api import apiextensions
+from fleetwarden.api.apiextensions import CustomResourceDefinition, served_kinds
 from fleetwarden.api.core import Unstructured
 from fleetwarden.api.errors import NotFound, StatusError
 from fleetwarden.api.karmada import policy as policyv1
@@ -48,7 +53,7 @@ from fleetwarden.api.karmada.policy import (
     ResourceSelector,
 )
 from fleetwarden.api.karmada.work import ClusterResourceBinding, ResourceBinding
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, split_api_version
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.karmada.claim import (
@@ -208,8 +213,8 @@ def _fingerprint(obj: Resource) -> int:
 @dataclass
 class ResourceDetector:
     kinds: Sequence[KindInfo]
-    # collection -> kind, of the kinds watched
-    watched: dict[str, KindInfo] = field(init=False)
+    # (group, kind) -> the kind watched: any version of it finds its informer.
+    watched: dict[tuple[str, str], KindInfo] = field(init=False)
     # Template key -> fingerprint of the template as last propagated: upstream's update
     # handler drops events that change nothing but status, and so does this one.
     observed: dict[str, int] = field(default_factory=dict)
@@ -221,7 +226,8 @@ class ResourceDetector:
     )
 
     def __post_init__(self) -> None:
-        self.watched = {collection_of(info): info for info in self.kinds}
+        self.watched = {(info.group, info.kind): info for info in self.kinds}
+        self._watching = threading.Lock()  # kinds are added by concurrent reconciles
 
     def controller(self) -> Controller:
         watches = [Watches(info, _template_keys) for info in self.kinds]
@@ -254,6 +260,8 @@ class ResourceDetector:
 
     def reconcile(self, key: str, ctx: Context) -> Result:
         api_version, kind, namespace, name = parse_key(key)
+        if (api_version, kind) == (apiextensions.KIND.api_version, apiextensions.KIND.kind):
+            self.watch_served_kind(ctx.cache.informer(apiextensions.KIND).get(name), ctx)
         run = _Run(self, ctx)
         policy_kind = _POLICY_KINDS.get((api_version, kind))
         if policy_kind is not None:
@@ -265,6 +273,22 @@ class ResourceDetector:
         if self.observed.get(key) == _fingerprint(template):
             return DONE
         return run.sync(template)
+
+    def watch_served_kind(self, crd: Resource | None, ctx: Context) -> None:
+        """Watch the kind the CRD serves, in its preferred version, if it is one to
+        propagate and not watched yet: its objects are enqueued as they are now."""
+        if not isinstance(crd, CustomResourceDefinition):
+            return
+        info = next(iter(served_kinds(crd)), None)
+        if info is None or not is_template_kind(info):
+            return
+        with self._watching:
+            if (info.group, info.kind) in self.watched:
+                return
+            # Indexed before readers find it, read before its objects' keys come.
+            ctx.cache.informer(info).add_indexers({UNCLAIMED: unclaimed_index})
+            self.watched[(info.group, info.kind)] = info
+            ctx.watch(Watches(info, _template_keys))
 
 
 def detector_controllers(extra_kinds: Iterable[KindInfo] = ()) -> list[Controller]:
@@ -290,7 +314,7 @@ class _Run:
 
     def informer(self, api_version: str, kind: str) -> Informer | None:
         """The informer of a watched template kind; None for any other kind."""
-        info = self.detector.watched.get(collection_of(REGISTRY.info(api_version, kind)))
+        info = self.detector.watched.get((split_api_version(api_version)[0], kind))
         return self.ctx.cache.informer(info) if info is not None else None
 
     def template(self, api_version: str, kind: str, namespace: str, name: str) -> Resource | None:

@@ -208,8 +208,7 @@ def directly_purged_clusters(spec: ResourceBindingSpec) -> set[str]:
 def resource_template(binding: Binding, cache: Cache) -> Resource | None:
     """FetchResourceTemplate, from the cache."""
     ref = binding.spec.resource
-    info = REGISTRY.info(ref.api_version, ref.kind)
-    return cache.informer(info).get(ref.name, ref.namespace or "")
+    return cache.informer_for(ref.api_version, ref.kind).get(ref.name, ref.namespace or "")
 
 
 def works_in(works: Iterable[Resource], clusters: set[str]) -> list[Work]:
