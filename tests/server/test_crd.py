@@ -326,6 +326,43 @@ def test_custom_resources_are_served_with_crud_patch_and_status(api: Api) -> Non
     assert api.get(path).status == 404
 
 
+def test_a_custom_resource_of_a_wrong_type_is_refused_with_its_field(api: Api) -> None:
+    create_established(api)
+    bad = crontab()
+    bad["spec"]["replicas"] = "two"
+    refused = api.post(CRONTABS, bad)
+    assert refused.status == 422
+    assert refused.json["message"] == (
+        'CronTab.stable.example.com "my-new-cron-object" is invalid: spec.replicas: Invalid '
+        'value: "string": spec.replicas in body must be of type integer: "string"'
+    )
+    assert refused.json["details"]["causes"][0]["field"] == "spec.replicas"
+
+
+def test_custom_resources_are_defaulted_and_pruned_or_refused_under_strict(api: Api) -> None:
+    crd = crontab_crd()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["properties"]["replicas"]["default"] = 1
+    create_established(api, crd)
+    given = crontab()
+    del given["spec"]["replicas"]
+    given["spec"]["color"] = "red"
+    strict = api.post(f"{CRONTABS}?fieldValidation=Strict", given)
+    assert reason(strict) == (
+        400,
+        'CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: '
+        'unknown field "spec.color"',
+    )
+    created = api.post(CRONTABS, given)
+    assert created.status == 201
+    assert created.headers.get("Warning") == '299 - "unknown field \\"spec.color\\""'
+    assert created.json["spec"] == {
+        "cronSpec": "* * * * */5",
+        "image": "my-awesome-cron-image",
+        "replicas": 1,
+    }
+
+
 def test_a_kind_without_a_status_subresource_takes_status_in_the_object(api: Api) -> None:
     crd = crontab_crd()
     del crd["spec"]["versions"][0]["subresources"]

@@ -1,6 +1,6 @@
 """Layer 3: defaulting and validation per kind, one chain for the API server and the simulator."""
 
-from fleetwarden.admission import apiextensions, karmada, ocm
+from fleetwarden.admission import apiextensions, custom_resource, karmada, ocm
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig, Operation, Plugin, Request
 from fleetwarden.api.registry import REGISTRY, Registry
 
@@ -14,4 +14,5 @@ def default_chain(registry: Registry = REGISTRY) -> AdmissionChain:
     chain.register([apiextensions.PLUGIN])
     chain.register(karmada.PLUGINS)
     chain.register(ocm.PLUGINS)
+    chain.custom.append(custom_resource.PLUGIN)
     return chain

@@ -86,6 +86,8 @@ class Plugin:
 class AdmissionChain:
     registry: Registry = field(default_factory=lambda: REGISTRY)
     plugins: dict[tuple[str, str], list[Plugin]] = field(default_factory=dict)
+    # Those of every kind a CustomResourceDefinition serves that has none of its own.
+    custom: list[Plugin] = field(default_factory=list)
 
     def register(self, plugins: Iterable[Plugin]) -> None:
         for plugin in plugins:
@@ -105,17 +107,20 @@ class AdmissionChain:
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
         request = Request(typed, old, info, now, config or AdmissionConfig())
-        plugins = self.plugins.get((info.api_version, info.kind), [])
+        plugins = self.plugins.get((info.api_version, info.kind)) or (
+            self.custom if info.custom is not None else []
+        )
         for plugin in plugins:
             if plugin.mutate:
                 plugin.mutate(request)
         name_rule = next((p.name_rule for p in plugins if p.name_rule), "subdomain")
         errors = validate_object_meta(
-            typed.metadata, namespaced=info.namespaced, name_rule=name_rule
+            request.obj.metadata, namespaced=info.namespaced, name_rule=name_rule
         )
         for plugin in plugins:
             if plugin.validate:
                 errors += plugin.validate(request)
         if errors:
             raise request.invalid(errors)
-        return typed
+        admitted: Resource = request.obj  # a mutating plugin may have replaced it
+        return admitted

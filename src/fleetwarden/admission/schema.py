@@ -215,7 +215,7 @@ def _check_string(schema: String, value: str, path: Path) -> ErrorList:
     """kube-openapi's order: the first of maxLength, minLength and pattern to fail (its
     string validator stops there), then the format, then the enum."""
     errs = _length_and_pattern_errors(schema, value, path)[:1]
-    if schema.byte and not _is_base64(value):
+    if schema.byte and not is_base64(value):
         detail = f"{path} in body must be of type byte: {go_quote(value)}"
         errs.append(path.invalid(value, detail))
     if schema.enum and value not in schema.enum:
@@ -236,7 +236,7 @@ def _length_and_pattern_errors(schema: String, value: str, path: Path) -> ErrorL
     return errs
 
 
-def _is_base64(value: str) -> bool:
+def is_base64(value: str) -> bool:
     """Go's base64.StdEncoding, which skips line breaks."""
     try:
         b64decode(value.replace("\r", "").replace("\n", ""), validate=True)

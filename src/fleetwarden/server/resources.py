@@ -89,7 +89,7 @@ class Resources:
         if info.namespaced:
             namespaces.require_namespace(self.store, obj["metadata"]["namespace"])
         admitted = self.chain.admit(obj, None, now=self.clock.now(), config=self.config)
-        warnings = check_fields(info, admitted, options.field_validation)
+        warnings = check_fields(info, obj, admitted, options.field_validation)
         wire = admitted.to_dict()
         if options.dry_run:
             return Written(wire, warnings)
@@ -205,7 +205,7 @@ class Resources:
             meta["resourceVersion"] = given_rv or current_rv
             old = self.chain.registry.decode(current)
             admitted = self.chain.admit(new, old, now=self.clock.now(), config=self.config)
-            warnings = check_fields(info, admitted, options.field_validation)
+            warnings = check_fields(info, new, admitted, options.field_validation)
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)

@@ -1,19 +1,22 @@
 """Server-side field validation (`fieldValidation=Strict|Warn|Ignore`): fields the kind's
 schema does not declare. The typed models keep such fields (a round trip loses nothing);
 here they are found and, as the API server does, refused (Strict: 400) or reported in a
-`Warning` header (Warn, the default). Resource templates of kinds without a model are
-taken as they are, whatever their fields.
+`Warning` header (Warn, the default). A custom resource's are those its CRD's schema
+prunes from the object as given. Resource templates of kinds without a model are taken as
+they are, whatever their fields.
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel
 
+from fleetwarden.admission import custom_resource
 from fleetwarden.api.core import Unstructured
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo
@@ -69,11 +72,20 @@ def _join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def check_fields(info: KindInfo, obj: Resource, directive: FieldValidation) -> list[str]:
-    """The warnings to send back; raises BadRequest for unknown fields under Strict."""
+def check_fields(
+    info: KindInfo, given: Mapping[str, Any], obj: Resource, directive: FieldValidation
+) -> list[str]:
+    """The warnings to send back for the object `given` and admitted as `obj`; raises
+    BadRequest for unknown fields under Strict."""
     if directive is FieldValidation.IGNORE:
         return []
-    found = [f"unknown field {json.dumps(path)}" for path in unknown_fields(obj)]
+    schema = info.custom.schema if info.custom is not None else None
+    paths = (
+        unknown_fields(obj)
+        if schema is None
+        else custom_resource.prune(schema, copy.deepcopy(dict(given)))
+    )
+    found = [f"unknown field {json.dumps(path)}" for path in paths]
     if found and directive is FieldValidation.STRICT:
         raise BadRequest(
             f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
