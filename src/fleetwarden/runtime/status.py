@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from fleetwarden.api.meta import Condition
+from fleetwarden.semantics.conditions import set_status_condition
 from fleetwarden.store.interface import Store
 
 
@@ -22,3 +25,11 @@ def update_status_if_changed(store: Store, obj: Any, status: Any) -> str | None:
     updated["status"] = wire
     stored = store.update(updated, subresource="status")
     return str(stored["metadata"]["resourceVersion"])
+
+
+def set_condition_if_changed(store: Store, obj: Any, condition: Condition, now: datetime) -> bool:
+    """meta.SetStatusCondition on the cached `obj`'s status.conditions, then a status write
+    if that changed anything (update_status_if_changed): whether it wrote."""
+    conditions = set_status_condition(obj.status.conditions, condition, now)
+    status = obj.status.model_copy(update={"conditions": conditions})
+    return update_status_if_changed(store, obj, status) is not None

@@ -1,7 +1,11 @@
-"""Which ManagedClusters belong to a ManagedClusterSet (sdk-go's BuildClusterSelector)."""
+"""Which ManagedClusters belong to a ManagedClusterSet (sdk-go's BuildClusterSelector), and
+the index of ManagedClusterSetBindings by the set they bind."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from fleetwarden.api.meta import Resource
 from fleetwarden.api.ocm.cluster import (
     CLUSTER_SET_LABEL,
     EXCLUSIVE_CLUSTER_SET_LABEL,
@@ -9,6 +13,7 @@ from fleetwarden.api.ocm.cluster import (
     LEGACY_CLUSTER_SET_LABEL,
     ManagedCluster,
     ManagedClusterSet,
+    ManagedClusterSetBinding,
 )
 from fleetwarden.semantics.selectors import (
     Operator,
@@ -20,6 +25,15 @@ from fleetwarden.semantics.selectors import (
 
 # An unset selectorType is the exclusive label; v1beta1 spelled it LegacyClusterSetLabel.
 _EXCLUSIVE = ("", EXCLUSIVE_CLUSTER_SET_LABEL, LEGACY_CLUSTER_SET_LABEL)
+
+# The index of ManagedClusterSetBindings by spec.clusterSet (upstream's "by-clusterset"). The
+# controllers needing it register this name with this very function, so they share one index.
+BY_CLUSTER_SET = "by-clusterset"
+
+
+def by_cluster_set(binding: Resource) -> list[str]:
+    """Index bindings by the set they bind (upstream's indexByClusterset)."""
+    return [binding.spec.cluster_set] if isinstance(binding, ManagedClusterSetBinding) else []
 
 
 def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
@@ -37,9 +51,19 @@ def cluster_set_selector(cluster_set: ManagedClusterSet) -> Selector:
     raise SelectorError(f"selectorType is not right: {selector_type}")
 
 
-def in_cluster_set(cluster: ManagedCluster, cluster_set: ManagedClusterSet) -> bool:
-    """Whether the cluster belongs to the set; a set with a bad selector has no clusters."""
-    try:
-        return cluster_set_selector(cluster_set).matches(cluster.metadata.labels)
-    except SelectorError:
-        return False
+def cluster_sets_of(cluster: ManagedCluster, sets: Iterable[Resource]) -> list[str]:
+    """GetClusterSetsOfCluster: the names of the sets, among `sets` (ManagedClusterSets; other
+    objects are skipped), that contain the cluster, in the order given. A set with a bad
+    selector contains no cluster."""
+    labels = cluster.metadata.labels
+    found: list[str] = []
+    for cluster_set in sets:
+        if not isinstance(cluster_set, ManagedClusterSet):
+            continue
+        try:
+            selector = cluster_set_selector(cluster_set)
+        except SelectorError:
+            continue
+        if selector.matches(labels):
+            found.append(cluster_set.name)
+    return found

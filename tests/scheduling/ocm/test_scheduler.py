@@ -668,11 +668,10 @@ def test_list_handle() -> None:
     unlabelled = decision("c", None, "cluster2")
     elsewhere = decision("d", PLACEMENT, "cluster3")
     elsewhere.metadata.namespace = "ns2"
-    hub = ListHandle(decisions=[own, other, unlabelled, elsewhere], clusters=[C1])
+    hub = ListHandle(decisions=[own, other, unlabelled, elsewhere])
     assert hub.decisions("test", PLACEMENT) == [own]
     assert hub.decisions("ns2", PLACEMENT) == [elsewhere]
-    assert hub.decisions("test") == [own, other, unlabelled]
-    assert hub.decisions() == [own, other, unlabelled, elsewhere]
+    assert hub.decisions("test", "other") == [other]
+    assert hub.decisions("ns2", "other") == []
     assert dict(hub.decision_counts()) == {"cluster1": 2, "cluster2": 2, "cluster3": 1}
-    assert hub.clusters() == [C1]
     assert hub.addon_placement_score("cluster1", "demo") is None

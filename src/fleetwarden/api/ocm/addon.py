@@ -16,9 +16,6 @@ GROUP = "addon.open-cluster-management.io"
 
 # ManagedClusterAddOn condition types.
 CONDITION_AVAILABLE = "Available"
-CONDITION_DEGRADED = "Degraded"
-CONDITION_PROGRESSING = "Progressing"
-CONDITION_CONFIGURED = "Configured"
 
 # HealthCheck.mode.
 HEALTH_CHECK_LEASE = "Lease"
@@ -44,11 +41,9 @@ class ManagedClusterAddOnSpec(Model):
     configs: list[AddOnConfig] | None = None
 
 
-class ObjectReference(Model):
-    group: str = ""
-    resource: str = ""
-    namespace: str | None = None
-    name: str = ""
+# Bases in this order keep the wire order group, resource, namespace, name (AddOnConfig differs).
+class ObjectReference(ConfigReferent, ConfigGroupResource):
+    """An object related to the add-on: its group and resource, namespace and name."""
 
 
 class AddOnMeta(Model):

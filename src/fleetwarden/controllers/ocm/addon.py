@@ -29,8 +29,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.ocm.managed_cluster import MANAGED_CLUSTER
 from fleetwarden.runtime.events import NORMAL
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
-from fleetwarden.runtime.status import update_status_if_changed
-from fleetwarden.semantics.conditions import set_status_condition
+from fleetwarden.runtime.status import set_condition_if_changed
 
 ADDON_FEATURE_DISCOVERY_CONTROLLER = "AddOnFeatureDiscoveryController"
 ADDON_HEALTH_CHECK_CONTROLLER = "ManagedClusterAddonHealthCheckController"
@@ -127,9 +126,7 @@ def reconcile_addon_health(key: str, ctx: Context) -> Result:
         message=available.message,
     )  # fmt: skip
     for addon in _cluster_addons(cluster, ctx):
-        status = addon.status.model_copy()
-        status.conditions = set_status_condition(addon.status.conditions, unknown, ctx.clock.now())
-        if update_status_if_changed(ctx.store, addon, status) is not None:
+        if set_condition_if_changed(ctx.store, addon, unknown, ctx.clock.now()):
             message = (
                 f"update addon {go_quote(addon.name)} status to unknown on managed cluster "
                 f"{go_quote(cluster.name)}"

@@ -20,15 +20,13 @@ from fleetwarden.api.ocm.cluster import (
     GROUP,
     ManagedCluster,
     ManagedClusterSet,
-    ManagedClusterSetBinding,
 )
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.ocm.managed_cluster import MANAGED_CLUSTER
 from fleetwarden.runtime.informer import Cache
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
-from fleetwarden.runtime.status import update_status_if_changed
-from fleetwarden.semantics.cluster_sets import cluster_set_selector, in_cluster_set
-from fleetwarden.semantics.conditions import set_status_condition
+from fleetwarden.runtime.status import set_condition_if_changed
+from fleetwarden.semantics.cluster_sets import cluster_set_selector, cluster_sets_of
 from fleetwarden.semantics.selectors import SelectorError
 
 logger = logging.getLogger(__name__)
@@ -54,22 +52,6 @@ def empty_condition(selected: int) -> Condition:
     )
 
 
-def write_condition(
-    ctx: Context, obj: ManagedClusterSet | ManagedClusterSetBinding, condition: Condition
-) -> None:
-    """Set the condition in the cached object's status; written only if that changed it."""
-    conditions = set_status_condition(obj.status.conditions, condition, ctx.clock.now())
-    update_status_if_changed(
-        ctx.store, obj, obj.status.model_copy(update={"conditions": conditions})
-    )
-
-
-def _cluster_sets(cache: Cache) -> list[ManagedClusterSet]:
-    return [
-        s for s in cache.informer(MANAGED_CLUSTER_SET).list() if isinstance(s, ManagedClusterSet)
-    ]
-
-
 @dataclass
 class ManagedClusterSetController:
     _cache: Cache | None = None  # the manager's, known from the first reconcile
@@ -88,7 +70,7 @@ class ManagedClusterSetController:
         """The sets the cluster is in; an update brings its old and its new self here."""
         if self._cache is None or not isinstance(cluster, ManagedCluster):
             return []  # nothing reconciled yet: every set is queued as it is listed
-        return [s.name for s in _cluster_sets(self._cache) if in_cluster_set(cluster, s)]
+        return cluster_sets_of(cluster, self._cache.informer(MANAGED_CLUSTER_SET).list())
 
     def reconcile(self, key: str, ctx: Context) -> Result:
         self._cache = ctx.cache
@@ -108,7 +90,7 @@ class ManagedClusterSetController:
             for cluster in ctx.cache.informer(MANAGED_CLUSTER).list()
             if selector.matches(cluster.metadata.labels)
         )
-        write_condition(ctx, cluster_set, empty_condition(selected))
+        set_condition_if_changed(ctx.store, cluster_set, empty_condition(selected), ctx.clock.now())
         return DONE
 
 

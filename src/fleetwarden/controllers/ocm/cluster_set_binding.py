@@ -10,25 +10,21 @@ written are the same. A set being deleted still exists, as upstream's lister see
 
 from __future__ import annotations
 
-from fleetwarden.api.meta import Condition, Resource
+from fleetwarden.api.meta import Condition
 from fleetwarden.api.ocm.cluster import CONDITION_BOUND, GROUP, ManagedClusterSetBinding
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.ocm.cluster_set import MANAGED_CLUSTER_SET, write_condition
+from fleetwarden.controllers.ocm.cluster_set import MANAGED_CLUSTER_SET
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
+from fleetwarden.runtime.status import set_condition_if_changed
+from fleetwarden.semantics.cluster_sets import BY_CLUSTER_SET, by_cluster_set
 
 MANAGED_CLUSTER_SET_BINDING = REGISTRY.info(f"{GROUP}/v1beta2", "ManagedClusterSetBinding")
 
 # Upstream names it ManagedClusterSetController as well, a name the manager takes once.
 MANAGED_CLUSTER_SET_BINDING_CONTROLLER = "ManagedClusterSetBindingController"
-BY_CLUSTER_SET = "by-clusterset"
 
 REASON_CLUSTER_SET_BOUND = "ClusterSetBound"
 REASON_CLUSTER_SET_NOT_FOUND = "ClusterSetNotFound"
-
-
-def by_cluster_set(binding: Resource) -> list[str]:
-    """Index bindings by the set they bind (upstream's indexByClusterset)."""
-    return [binding.spec.cluster_set] if isinstance(binding, ManagedClusterSetBinding) else []
 
 
 def bound_condition(cluster_set_exists: bool) -> Condition:
@@ -46,7 +42,7 @@ def reconcile(key: str, ctx: Context) -> Result:
     condition = bound_condition(ctx.cache.informer(MANAGED_CLUSTER_SET).get(key) is not None)
     for binding in ctx.cache.informer(MANAGED_CLUSTER_SET_BINDING).by_index(BY_CLUSTER_SET, key):
         assert isinstance(binding, ManagedClusterSetBinding)
-        write_condition(ctx, binding, condition)
+        set_condition_if_changed(ctx.store, binding, condition, ctx.clock.now())
     return DONE
 
 

@@ -45,10 +45,10 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.ocm.managed_cluster import (
     CLUSTER_NAME_LABEL,
     MANAGED_CLUSTER,
-    set_cluster_condition,
 )
 from fleetwarden.runtime.events import NORMAL, WARNING
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
+from fleetwarden.runtime.status import set_condition_if_changed
 
 LEASE_CONTROLLER = "ManagedClusterLeaseController"
 CLOCK_SYNC_CONTROLLER = "ClockSyncController"
@@ -138,7 +138,7 @@ def _mark_lease_stopped(cluster: ManagedCluster, ctx: Context) -> None:
     available = find_condition(cluster.status.conditions, CONDITION_AVAILABLE)
     if available is not None and available.status == "Unknown":
         return
-    if set_cluster_condition(ctx, cluster, LEASE_UPDATE_STOPPED):
+    if set_condition_if_changed(ctx.store, cluster, LEASE_UPDATE_STOPPED, ctx.clock.now()):
         message = (
             f"The {cluster.name} is successfully imported. However, the connection check "
             "from the managed cluster to the hub cluster has failed"
@@ -204,7 +204,7 @@ def _set_clock_synced(cluster: ManagedCluster, synced: bool, ctx: Context) -> No
     current = find_condition(cluster.status.conditions, CONDITION_CLOCK_SYNCED)
     if current is not None and current.status == wanted.status:
         return
-    if set_cluster_condition(ctx, cluster, wanted):
+    if set_condition_if_changed(ctx.store, cluster, wanted, ctx.clock.now()):
         name = go_quote(cluster.name)
         message = f"update managed cluster {name} clock synced condition to {wanted.status}."
         ctx.recorder.event(cluster, NORMAL, "ManagedClusterClockSyncedConditionUpdated", message)

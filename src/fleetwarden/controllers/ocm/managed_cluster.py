@@ -31,8 +31,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.events import NORMAL
 from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
-from fleetwarden.runtime.status import update_status_if_changed
-from fleetwarden.semantics.conditions import set_status_condition
+from fleetwarden.runtime.status import set_condition_if_changed
 
 MANAGED_CLUSTER_CONTROLLER = "ManagedClusterController"
 MANAGED_CLUSTER = REGISTRY.info(f"{GROUP}/v1", "ManagedCluster")
@@ -50,13 +49,6 @@ DENIED = Condition(
     type=CONDITION_HUB_ACCEPTED, status="False", reason="HubClusterAdminDenied",
     message="Denied by hub cluster admin",
 )  # fmt: skip
-
-
-def set_cluster_condition(ctx: Context, cluster: ManagedCluster, condition: Condition) -> bool:
-    """meta.SetStatusCondition, then a status write if that changed anything: whether it did."""
-    status = cluster.status.model_copy()
-    status.conditions = set_status_condition(cluster.status.conditions, condition, ctx.clock.now())
-    return update_status_if_changed(ctx.store, cluster, status) is not None
 
 
 def reconcile(key: str, ctx: Context) -> Result:
@@ -78,7 +70,7 @@ def _deny(cluster: ManagedCluster, ctx: Context) -> None:
         return  # never accepted, or denied already
     message = f"managed cluster {cluster.name} is denied by hub cluster admin"
     ctx.recorder.event(cluster, NORMAL, "ManagedClusterDenied", message)
-    set_cluster_condition(ctx, cluster, DENIED)
+    set_condition_if_changed(ctx.store, cluster, DENIED, ctx.clock.now())
 
 
 def _accept(cluster: ManagedCluster, ctx: Context) -> Result:
@@ -90,7 +82,7 @@ def _accept(cluster: ManagedCluster, ctx: Context) -> Result:
             type=CONDITION_HUB_ACCEPTED, status="False", reason="Error", message=error
         )
     # Upstream records this whenever the status changed, the Error condition included.
-    if set_cluster_condition(ctx, cluster, accepted):
+    if set_condition_if_changed(ctx.store, cluster, accepted, ctx.clock.now()):
         message = f"managed cluster {cluster.name} is accepted by hub cluster admin"
         ctx.recorder.event(cluster, NORMAL, "ManagedClusterAccepted", message)
     return DONE if error is None else REQUEUE

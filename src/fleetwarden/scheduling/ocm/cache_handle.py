@@ -12,15 +12,10 @@ from collections import Counter
 from collections.abc import Mapping
 
 from fleetwarden.api.meta import Resource
-from fleetwarden.api.ocm.cluster import ManagedCluster
-from fleetwarden.api.ocm.placement import PLACEMENT_LABEL, AddOnPlacementScore, PlacementDecision
+from fleetwarden.api.ocm.placement import AddOnPlacementScore, PlacementDecision
 from fleetwarden.runtime.informer import Cache, EventHandler
 from fleetwarden.scheduling.ocm.decisions import decisions_by_placement
-from fleetwarden.scheduling.ocm.kinds import (
-    ADD_ON_PLACEMENT_SCORE,
-    MANAGED_CLUSTER,
-    PLACEMENT_DECISION,
-)
+from fleetwarden.scheduling.ocm.kinds import ADD_ON_PLACEMENT_SCORE, PLACEMENT_DECISION
 
 
 class CacheHandle:
@@ -34,18 +29,9 @@ class CacheHandle:
             EventHandler(on_add=self._added, on_update=self._updated, on_delete=self._deleted)
         )
 
-    def decisions(
-        self, namespace: str | None = None, placement: str | None = None
-    ) -> list[PlacementDecision]:
+    def decisions(self, namespace: str, placement: str) -> list[PlacementDecision]:
         informer = self.cache.informer(PLACEMENT_DECISION)
-        if namespace is not None and placement is not None:
-            return decisions_by_placement(informer, namespace, placement)
-        return [
-            d
-            for d in informer.list(namespace)
-            if isinstance(d, PlacementDecision)
-            and placement in (None, (d.metadata.labels or {}).get(PLACEMENT_LABEL))
-        ]
+        return decisions_by_placement(informer, namespace, placement)
 
     def decision_counts(self) -> Mapping[str, int]:
         with self._lock:
@@ -54,10 +40,6 @@ class CacheHandle:
     def addon_placement_score(self, cluster: str, name: str) -> AddOnPlacementScore | None:
         score = self.cache.informer(ADD_ON_PLACEMENT_SCORE).get(name, cluster)
         return score if isinstance(score, AddOnPlacementScore) else None
-
-    def clusters(self) -> list[ManagedCluster]:
-        found = self.cache.informer(MANAGED_CLUSTER).list()
-        return [c for c in found if isinstance(c, ManagedCluster)]
 
     def _added(self, obj: Resource) -> None:
         with self._lock:

@@ -22,12 +22,12 @@ Nothing is written when nothing changed. Events are recorded on the Placement.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from fleetwarden.api.errors import NotFound
-from fleetwarden.api.meta import IntOrString, LabelSelector, Resource
+from fleetwarden.api.meta import IntOrString, Resource
 from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import (
     DECISION_GROUP_INDEX_LABEL,
@@ -44,8 +44,8 @@ from fleetwarden.runtime.informer import Informer
 from fleetwarden.runtime.manager import Context
 from fleetwarden.scheduling.ocm.framework import Code, Status
 from fleetwarden.scheduling.ocm.kinds import PLACEMENT, PLACEMENT_DECISION
-from fleetwarden.scheduling.ocm.plugins.predicate import cluster_claims
-from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
+from fleetwarden.scheduling.ocm.plugins.predicate import ClusterSelector
+from fleetwarden.semantics.selectors import SelectorError
 
 MAX_NUM_OF_CLUSTER_DECISIONS = 100
 # An Event message has at most 1024 characters; upstream keeps some room.
@@ -144,33 +144,18 @@ def decision_groups(
         return groups, status
     remaining = {c.metadata.name for c in clusters}
     for group in strategy.decision_groups or ():
+        selector = group.group_cluster_selector or GroupClusterSelector()
         try:
-            matches = _group_matcher(group.group_cluster_selector)
+            matcher = ClusterSelector.of_selectors(selector.label_selector, selector.claim_selector)
         except SelectorError as err:
             return groups, Status.misconfigured("", str(err))
-        matched = [c.metadata.name for c in clusters if c.metadata.name in remaining and matches(c)]
+        matched = [
+            c.metadata.name for c in clusters if c.metadata.name in remaining and matcher.matches(c)
+        ]
         remaining.difference_update(matched)
         groups += _divide(group.group_name, matched, length)
     groups += _divide("", remaining, length)
     return groups or [DecisionGroup("", ())], Status()
-
-
-def _group_matcher(selector: GroupClusterSelector | None) -> Callable[[ManagedCluster], bool]:
-    """A GroupClusterSelector's test: its labelSelector on labels and claimSelector on
-    cluster claims, an absent one matching everything (upstream's fields are values)."""
-    selector = selector or GroupClusterSelector()
-    labels = label_selector_as_selector(selector.label_selector or LabelSelector())
-    claim = selector.claim_selector
-    claims = label_selector_as_selector(
-        LabelSelector(match_expressions=claim.match_expressions if claim else None)
-    )
-
-    def matches(cluster: ManagedCluster) -> bool:
-        return labels.matches(cluster.metadata.labels) and (
-            claims.empty() or claims.matches(cluster_claims(cluster))
-        )
-
-    return matches
 
 
 def _divide(name: str, clusters: Iterable[str], length: int) -> list[DecisionGroup]:

@@ -42,12 +42,11 @@ from fleetwarden.scheduling.ocm.kinds import (
     MANAGED_CLUSTER_SET_BINDING,
     PLACEMENT,
 )
-from fleetwarden.semantics.cluster_sets import in_cluster_set
+from fleetwarden.semantics.cluster_sets import BY_CLUSTER_SET, cluster_sets_of
 
 # Index names, and the value indexing a Placement that names no cluster set.
 PLACEMENTS_BY_CLUSTER_SET_BINDING = "ocm-placement/placements-by-cluster-set-binding"
 PLACEMENTS_BY_SCORE = "ocm-placement/placements-by-score"
-BINDINGS_BY_CLUSTER_SET = "ocm-placement/bindings-by-cluster-set"
 ANY_CLUSTER_SET = "*"
 
 
@@ -76,12 +75,6 @@ def index_placements_by_score(obj: Resource) -> list[str]:
         for c in coordinates
         if c is not None and c.type == SCORE_ADD_ON and c.add_on is not None
     ]
-
-
-def index_binding_by_cluster_set(obj: Resource) -> list[str]:
-    if not isinstance(obj, ManagedClusterSetBinding):
-        return []
-    return [obj.spec.cluster_set]
 
 
 @dataclass
@@ -120,7 +113,7 @@ class Enqueuer:
         return _sorted(
             self._binding_keys(cache, binding)
             for cluster_set in _cluster_sets_of(cache, obj)
-            for binding in _bindings_of(cache, cluster_set.metadata.name)
+            for binding in _bindings_of(cache, cluster_set)
             if is_bound(binding)
         )
 
@@ -148,7 +141,7 @@ class Enqueuer:
         namespaces = {
             binding.metadata.namespace
             for cluster_set in _cluster_sets_of(cache, cluster)
-            for binding in _bindings_of(cache, cluster_set.metadata.name)
+            for binding in _bindings_of(cache, cluster_set)
             if is_bound(binding)
         }
         placements = cache.informer(PLACEMENT).by_index(PLACEMENTS_BY_SCORE, obj.metadata.name)
@@ -168,19 +161,13 @@ class Enqueuer:
         ]
 
 
-def _cluster_sets_of(cache: Cache, cluster: ManagedCluster) -> list[ManagedClusterSet]:
-    """GetClusterSetsOfCluster: the sets whose selector picks the cluster."""
-    return [
-        s
-        for s in cache.informer(MANAGED_CLUSTER_SET).list()
-        if isinstance(s, ManagedClusterSet) and in_cluster_set(cluster, s)
-    ]
+def _cluster_sets_of(cache: Cache, cluster: ManagedCluster) -> list[str]:
+    """GetClusterSetsOfCluster: the names of the sets whose selector picks the cluster."""
+    return cluster_sets_of(cluster, cache.informer(MANAGED_CLUSTER_SET).list())
 
 
 def _bindings_of(cache: Cache, cluster_set: str) -> list[ManagedClusterSetBinding]:
-    found = cache.informer(MANAGED_CLUSTER_SET_BINDING).by_index(
-        BINDINGS_BY_CLUSTER_SET, cluster_set
-    )
+    found = cache.informer(MANAGED_CLUSTER_SET_BINDING).by_index(BY_CLUSTER_SET, cluster_set)
     return [b for b in found if isinstance(b, ManagedClusterSetBinding)]
 
 

@@ -73,11 +73,9 @@ class Handle(Protocol):
     """What plugins may read of the hub; the scheduling controller implements it over its
     informer caches. Objects returned are shared: never change them."""
 
-    def decisions(
-        self, namespace: str | None = None, placement: str | None = None
-    ) -> list[PlacementDecision]:
-        """Every PlacementDecision (namespace None), those of one namespace, or those of one
-        placement there (labelled cluster.open-cluster-management.io/placement=<name>)."""
+    def decisions(self, namespace: str, placement: str) -> list[PlacementDecision]:
+        """The PlacementDecisions of one placement of `namespace` (labelled
+        cluster.open-cluster-management.io/placement=<name>)."""
         ...
 
     def decision_counts(self) -> Mapping[str, int]:
@@ -87,10 +85,6 @@ class Handle(Protocol):
 
     def addon_placement_score(self, cluster: str, name: str) -> AddOnPlacementScore | None:
         """The AddOnPlacementScore `name` in namespace `cluster`, if any."""
-        ...
-
-    def clusters(self) -> list[ManagedCluster]:
-        """Every ManagedCluster of the hub."""
         ...
 
 

@@ -6,7 +6,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import cached_property
 
-from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import PLACEMENT_LABEL, AddOnPlacementScore, PlacementDecision
 
 
@@ -18,24 +17,17 @@ class ListHandle:
         self,
         decisions: Iterable[PlacementDecision] = (),
         scores: Iterable[AddOnPlacementScore] = (),
-        clusters: Iterable[ManagedCluster] = (),
     ) -> None:
         self._decisions = list(decisions)
-        self._by_placement: dict[tuple[str | None, str], list[PlacementDecision]] = {}
+        self._by_placement: dict[tuple[str, str], list[PlacementDecision]] = {}
         for d in self._decisions:
             owner = (d.metadata.labels or {}).get(PLACEMENT_LABEL)
             if owner is not None:
                 self._by_placement.setdefault((d.metadata.namespace, owner), []).append(d)
         self._scores = {(s.metadata.namespace, s.metadata.name): s for s in scores}
-        self._clusters = list(clusters)
 
-    def decisions(
-        self, namespace: str | None = None, placement: str | None = None
-    ) -> list[PlacementDecision]:
-        """As Handle.decisions; a placement is looked up in `namespace`."""
-        if placement is not None:
-            return list(self._by_placement.get((namespace, placement), ()))
-        return [d for d in self._decisions if namespace in (None, d.metadata.namespace)]
+    def decisions(self, namespace: str, placement: str) -> list[PlacementDecision]:
+        return list(self._by_placement.get((namespace, placement), ()))
 
     @cached_property
     def _counts(self) -> Counter[str]:
@@ -48,6 +40,3 @@ class ListHandle:
 
     def addon_placement_score(self, cluster: str, name: str) -> AddOnPlacementScore | None:
         return self._scores.get((cluster, name))
-
-    def clusters(self) -> list[ManagedCluster]:
-        return list(self._clusters)

@@ -63,11 +63,9 @@ from fleetwarden.scheduling.ocm.decisions import (
     placement_decisions,
 )
 from fleetwarden.scheduling.ocm.enqueue import (
-    BINDINGS_BY_CLUSTER_SET,
     PLACEMENTS_BY_CLUSTER_SET_BINDING,
     PLACEMENTS_BY_SCORE,
     Enqueuer,
-    index_binding_by_cluster_set,
     index_placement_by_cluster_set_binding,
     index_placements_by_score,
     is_bound,
@@ -83,6 +81,7 @@ from fleetwarden.scheduling.ocm.kinds import (
 )
 from fleetwarden.scheduling.ocm.scheduler import ScheduleResult, schedule
 from fleetwarden.scheduling.ocm.set_members import ClusterSetError, cluster_set_members
+from fleetwarden.semantics.cluster_sets import BY_CLUSTER_SET, by_cluster_set
 from fleetwarden.semantics.conditions import set_status_condition
 
 logger = logging.getLogger(__name__)
@@ -119,9 +118,7 @@ class SchedulingController:
                     PLACEMENTS_BY_CLUSTER_SET_BINDING: index_placement_by_cluster_set_binding,
                     PLACEMENTS_BY_SCORE: index_placements_by_score,
                 },
-                MANAGED_CLUSTER_SET_BINDING: {
-                    BINDINGS_BY_CLUSTER_SET: index_binding_by_cluster_set
-                },
+                MANAGED_CLUSTER_SET_BINDING: {BY_CLUSTER_SET: by_cluster_set},
                 PLACEMENT_DECISION: {BY_PLACEMENT: by_placement},
             },
         )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from fleetwarden.api.errors import Path
 from fleetwarden.api.meta import LabelSelector
 from fleetwarden.api.ocm.cluster import ManagedCluster
-from fleetwarden.api.ocm.placement import ClusterPredicate
+from fleetwarden.api.ocm.placement import ClusterClaimSelector, ClusterPredicate
 from fleetwarden.scheduling.ocm.framework import FilterResult, ScheduleContext, Status
 from fleetwarden.semantics.selectors import (
     Requirement,
@@ -45,25 +45,32 @@ def cluster_claims(cluster: ManagedCluster) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
-class _ClusterSelector:
+class ClusterSelector:
     """helpers.ClusterSelector: label and claim requirements, all of which must hold."""
 
     labels: tuple[Requirement, ...]
     claims: tuple[Requirement, ...]
 
     @classmethod
-    def of(cls, predicate: ClusterPredicate, index: int) -> _ClusterSelector:
+    def of_selectors(
+        cls, label_selector: LabelSelector | None, claim_selector: ClusterClaimSelector | None
+    ) -> ClusterSelector:
+        """helpers.NewClusterSelector: a labelSelector on labels and a claimSelector on
+        cluster claims, an absent one matching everything (upstream's fields are values).
+        Raises SelectorError for a selector apimachinery refuses."""
+        claims = claim_selector.match_expressions if claim_selector else None
+        return cls(
+            label_selector_as_selector(label_selector or LabelSelector()).requirements,
+            label_selector_as_selector(LabelSelector(match_expressions=claims)).requirements,
+        )
+
+    @classmethod
+    def of(cls, predicate: ClusterPredicate, index: int) -> ClusterSelector:
         """Raises SelectorError with the message the placement is misconfigured with."""
         selector = predicate.required_cluster_selector
         if selector is None:
             return cls((), ())
-        claims = selector.claim_selector
-        compiled = cls(
-            label_selector_as_selector(selector.label_selector or LabelSelector()).requirements,
-            label_selector_as_selector(
-                LabelSelector(match_expressions=claims.match_expressions if claims else None)
-            ).requirements,
-        )
+        compiled = cls.of_selectors(selector.label_selector, selector.claim_selector)
         cel = selector.cel_selector
         if cel is not None and cel.cel_expressions:
             path = Path("spec.predicates").index(index).child("requiredClusterSelector")
@@ -73,6 +80,16 @@ class _ClusterSelector:
     @property
     def everything(self) -> bool:
         return not self.labels and not self.claims
+
+    def matches(self, cluster: ManagedCluster) -> bool:
+        """Whether the cluster's labels and cluster claims satisfy every requirement."""
+        labels = cluster.metadata.labels or {}
+        if not all(r.matches(labels) for r in self.labels):
+            return False
+        if not self.claims:
+            return True
+        claims = cluster_claims(cluster)
+        return all(r.matches(claims) for r in self.claims)
 
 
 # A requirement's key, and the clusters (by index) to look up: their values for that key.
@@ -109,7 +126,7 @@ def _claim_values(clusters: list[ManagedCluster]) -> Values:
 
 
 def _matching(
-    selectors: Sequence[_ClusterSelector], clusters: list[ManagedCluster]
+    selectors: Sequence[ClusterSelector], clusters: list[ManagedCluster]
 ) -> list[ManagedCluster]:
     """The clusters any selector matches, in their order."""
     if any(s.everything for s in selectors):
@@ -139,7 +156,7 @@ class Predicate:
         if not predicates or not clusters:
             return FilterResult(clusters)
         try:
-            selectors = [_ClusterSelector.of(p, i) for i, p in enumerate(predicates)]
+            selectors = [ClusterSelector.of(p, i) for i, p in enumerate(predicates)]
         except SelectorError as err:
             return FilterResult([], Status.misconfigured(self.name, str(err)))
         return FilterResult(_matching(selectors, clusters))
