@@ -1,6 +1,6 @@
 """Go durations; the tables are Go's time_test.go (parseDurationTests, durationTests)."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -16,6 +16,7 @@ from fleetwarden.semantics.durations import (
     format_duration_ns,
     parse_duration,
     parse_duration_ns,
+    since,
 )
 
 MAX = (1 << 63) - 1
@@ -157,3 +158,23 @@ def test_timedelta_forms() -> None:
 def test_only_strings_and_whole_seconds(value: object) -> None:
     with pytest.raises(TypeError):
         parse_duration(value)  # type: ignore[arg-type]
+
+
+NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("timestamp", "expected"),
+    [
+        (None, "<unknown>"),
+        ("", "<unknown>"),
+        ("2024-05-01T11:59:30Z", "30s"),
+        ("2024-05-01T10:00:00Z", "120m"),
+        ("2024-05-01T12:00:10Z", "<invalid>"),  # in the future
+        ("yesterday", "<invalid>"),
+        ("2024-05-01T11:00:00", "<invalid>"),  # no time zone
+        (12, "<invalid>"),
+    ],
+)
+def test_since_is_kubectls_age(timestamp: object, expected: str) -> None:
+    assert since(timestamp, NOW) == expected

@@ -13,9 +13,10 @@ import typer
 from fleetwarden.api.errors import StatusError
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, NamespaceOption, fail_with, hub
-from fleetwarden.cli.printers import age, go_value, tabbed
+from fleetwarden.cli.printers import go_value, tabbed
 from fleetwarden.client import Client
 from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
+from fleetwarden.semantics.durations import since
 from fleetwarden.semantics.selectors import FieldRequirement, FieldSelector, Operator
 
 Obj = dict[str, Any]
@@ -232,12 +233,12 @@ def _event_lines(events: list[Obj], now: datetime) -> list[str]:
 
 
 def _interval(event: Mapping[str, Any], now: datetime) -> str:
-    first = age(event.get("eventTime") or event.get("firstTimestamp"), now)
+    first = since(event.get("eventTime") or event.get("firstTimestamp"), now)
     series = event.get("series")
     if series:
-        last = age(series.get("lastObservedTime"), now)
+        last = since(series.get("lastObservedTime"), now)
         return f"{last} (x{series.get('count', 0)} over {first})"
     count = event.get("count") or 0
     if count > 1:
-        return f"{age(event.get('lastTimestamp'), now)} (x{count} over {first})"
+        return f"{since(event.get('lastTimestamp'), now)} (x{count} over {first})"
     return first

@@ -7,17 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import parse_time
-from fleetwarden.semantics.durations import human_duration
+from fleetwarden.semantics.durations import since
 
 Obj = dict[str, Any]
-
-
-def age(timestamp: str | None, now: datetime) -> str:
-    """translateTimestampSince: `<unknown>` for no time."""
-    if not timestamp:
-        return "<unknown>"
-    return human_duration(now - parse_time(timestamp))
 
 
 def kind_string(info: KindInfo) -> str:
@@ -56,7 +48,7 @@ def object_table(objects: Iterable[Mapping[str, Any]], now: datetime) -> Obj:
             {
                 "cells": [
                     obj["metadata"]["name"],
-                    age(obj["metadata"].get("creationTimestamp"), now),
+                    since(obj["metadata"].get("creationTimestamp"), now),
                 ],
                 "object": {"metadata": obj["metadata"]},
             }
@@ -127,24 +119,24 @@ def _cell(value: Any) -> str:
 # Go's text/tabwriter ------------------------------------------------------------------------
 
 
-def tabbed(text: str, *, min_width: int = 0, padding: int = 2) -> str:
+# kubectl describe's tabbedString: w.Init(out, 0, 8, 2, ' ', 0), no minimum cell width and
+# two spaces of padding.
+MIN_WIDTH = 0
+PADDING = 2
+
+
+def tabbed(text: str) -> str:
     """text/tabwriter's layout: tab-terminated cells aligned in column blocks (runs of
     consecutive lines that have a cell in that column), each as wide as its widest cell
-    plus padding. The defaults are kubectl describe's."""
+    plus PADDING, and at least MIN_WIDTH."""
     lines = [line.split("\t") for line in text.split("\n")]
     out: list[str] = []
-    _format(lines, 0, len(lines), [], out, min_width, padding)
+    _format(lines, 0, len(lines), [], out)
     return "\n".join(out)
 
 
 def _format(
-    lines: list[list[str]],
-    line0: int,
-    line1: int,
-    widths: list[int],
-    out: list[str],
-    min_width: int,
-    padding: int,
+    lines: list[list[str]], line0: int, line1: int, widths: list[int], out: list[str]
 ) -> None:
     column = len(widths)
     this = line0
@@ -153,11 +145,11 @@ def _format(
             this += 1
             continue
         _write(lines[line0:this], widths, out)
-        line0, width = this, min_width
+        line0, width = this, MIN_WIDTH
         while this < line1 and column < len(lines[this]) - 1:
-            width = max(width, len(lines[this][column]) + padding)
+            width = max(width, len(lines[this][column]) + PADDING)
             this += 1
-        _format(lines, line0, this, [*widths, width], out, min_width, padding)
+        _format(lines, line0, this, [*widths, width], out)
         line0 = this
     _write(lines[line0:line1], widths, out)
 

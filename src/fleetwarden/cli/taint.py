@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import typer
 
 from fleetwarden.admission import default_chain
+from fleetwarden.admission.chain import AdmissionChain
 from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import NotFound, StatusError
 from fleetwarden.api.kinds import KindInfo
@@ -135,16 +136,17 @@ def _taint_manifest(
 ) -> None:
     try:
         command, request = _request(info, args)
-        for obj in _objects_named(filename, info, request.resources[1:]):
-            operation, admitted = _retaint(obj, command, request, overwrite)
+        chain, now = default_chain(), datetime.now(UTC)  # one chain and one time for the run
+        for obj in _objects_named(chain, now, filename, info, request.resources[1:]):
+            operation, admitted = _retaint(chain, now, obj, command, request, overwrite)
             _report(command, obj.metadata.name, operation, admitted.to_dict(), output)
     except (TaintError, StatusError) as exc:
         fail(str(exc))
 
 
-def _objects_named(filename: str, info: KindInfo, names: tuple[str, ...]) -> list[Resource]:
-    chain = default_chain()
-    now = datetime.now(UTC)
+def _objects_named(
+    chain: AdmissionChain, now: datetime, filename: str, info: KindInfo, names: tuple[str, ...]
+) -> list[Resource]:
     found = {
         doc.get("metadata", {}).get("name"): chain.admit(doc, now=now)
         for doc in load_documents(filename)
@@ -157,12 +159,17 @@ def _objects_named(filename: str, info: KindInfo, names: tuple[str, ...]) -> lis
 
 
 def _retaint(
-    obj: Any, command: TaintCommand, request: TaintRequest, overwrite: bool
+    chain: AdmissionChain,
+    now: datetime,
+    obj: Any,
+    command: TaintCommand,
+    request: TaintRequest,
+    overwrite: bool,
 ) -> tuple[str, Resource]:
     update = command.update_taints(obj.metadata.name, obj.spec.taints, request, overwrite=overwrite)
     changed = obj.model_copy(deep=True)
     changed.spec.taints = update.taints
-    admitted = default_chain().admit(changed, old=obj, now=datetime.now(UTC))
+    admitted = chain.admit(changed, old=obj, now=now)
     return update.operation, admitted
 
 

@@ -7,7 +7,10 @@ nanosecond; `parse_duration` hands back a timedelta, which keeps microseconds.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
+
+from fleetwarden.api.meta import parse_time
 
 NANOSECOND = 1
 MICROSECOND = 1000 * NANOSECOND
@@ -183,6 +186,17 @@ def human_duration(delta: timedelta) -> str:
     if hours < 24 * 365 * 8:
         return _pair(days // 365, "y", days % 365, "d")
     return f"{days // 365}y"
+
+
+def since(timestamp: Any, now: datetime) -> str:
+    """translateTimestampSince, as kubectl's AGE: "<unknown>" for no time, "<invalid>" for
+    a timestamp that is not RFC 3339 (or lies in the future), else `human_duration`."""
+    if not timestamp:
+        return "<unknown>"
+    try:
+        return human_duration(now - parse_time(timestamp))
+    except ValueError:
+        return "<invalid>"
 
 
 def _pair(major: int, major_unit: str, minor: int, minor_unit: str) -> str:

@@ -19,8 +19,8 @@ from typing import Any
 
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo, PrinterColumn
-from fleetwarden.api.meta import LabelSelector, parse_time
-from fleetwarden.semantics.durations import human_duration
+from fleetwarden.api.meta import LabelSelector
+from fleetwarden.semantics.durations import since
 from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
 from fleetwarden.server.jsonpath import JSONPath, compile_path
 from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS
@@ -160,7 +160,7 @@ def _crd_cell(path: JSONPath, type_: str, obj: Obj, now: datetime) -> Any:
     if type_ == "boolean" and isinstance(value, bool):
         return value
     if type_ == "date" and isinstance(value, str):
-        return _since(None if value == "null" else value, now)
+        return since(None if value == "null" else value, now)
     return None
 
 
@@ -212,18 +212,8 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def _since(timestamp: Any, now: datetime) -> str:
-    """translateTimestampSince: "<unknown>" for a zero time, "<invalid>" for no time."""
-    if not timestamp:
-        return "<unknown>"
-    try:
-        return human_duration(now - parse_time(timestamp))
-    except ValueError:
-        return "<invalid>"
-
-
 def _age(obj: Obj, now: datetime) -> str:
-    return _since(_get(obj, "metadata", "creationTimestamp"), now)
+    return since(_get(obj, "metadata", "creationTimestamp"), now)
 
 
 def _containers(obj: Obj) -> tuple[str, str]:
@@ -251,14 +241,14 @@ def _namespace_cells(obj: Obj, now: datetime) -> list[Any]:
 
 
 def _event_cells(obj: Obj, now: datetime) -> list[Any]:
-    first = _since(obj.get("firstTimestamp"), now)
+    first = since(obj.get("firstTimestamp"), now)
     if not obj.get("firstTimestamp"):
-        first = _since(obj.get("eventTime"), now)
-    last = _since(obj.get("lastTimestamp"), now) if obj.get("lastTimestamp") else first
+        first = since(obj.get("eventTime"), now)
+    last = since(obj.get("lastTimestamp"), now) if obj.get("lastTimestamp") else first
     count = obj.get("count") or 1  # a singleton event of the new API has no count
     series = obj.get("series")
     if series is not None:
-        last, count = _since(series.get("lastObservedTime"), now), series.get("count", 0)
+        last, count = since(series.get("lastObservedTime"), now), series.get("count", 0)
     involved = obj.get("involvedObject") or {}
     target = str(involved.get("kind", "")).lower()
     if involved.get("name"):
