@@ -173,3 +173,18 @@ def test_the_chain_admits_every_custom_kind_by_its_schema() -> None:
         'spec.replicas: Invalid value: "string": spec.replicas in body must be of type '
         'integer: "string"]'
     )
+
+
+def test_review_records_what_the_schema_pruned_for_field_validation() -> None:
+    registry = REGISTRY.overlay()
+    registry.serve([KIND])
+    chain = default_chain(registry)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    obj = {"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+           "metadata": {"name": "c"}, "spec": {"image": "x", "foo": 1}, "bar": 2}  # fmt: skip
+    request = chain.review(obj, now=now)
+    assert request.pruned == ["spec.foo", "bar"]
+    assert request.obj.to_dict() == chain.admit(obj, now=now).to_dict()
+    assert obj["spec"] == {"image": "x", "foo": 1}  # the object given is left alone
+    built_in = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}
+    assert chain.review(built_in, now=now).pruned is None

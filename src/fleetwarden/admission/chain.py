@@ -53,6 +53,9 @@ class Request:
     info: KindInfo
     now: datetime
     config: AdmissionConfig
+    # The fields a custom kind's schema pruned from the object as given (`spec.foo`), for
+    # field validation to report; None if no schema pruned it.
+    pruned: list[str] | None = None
 
     @property
     def operation(self) -> Operation:
@@ -102,6 +105,20 @@ class AdmissionChain:
         config: AdmissionConfig | None = None,
     ) -> Resource:
         """The object as it would be stored, or Invalid naming every broken rule."""
+        admitted: Resource = self.review(obj, old, now=now, config=config).obj
+        return admitted
+
+    def review(
+        self,
+        obj: Resource | Mapping[str, Any],
+        old: Resource | None = None,
+        *,
+        now: datetime,
+        config: AdmissionConfig | None = None,
+    ) -> Request:
+        """`admit`, handing back the request as admission left it: its `obj` the object as
+        it would be stored (a mutating plugin may have replaced it), and what else the
+        plugins recorded on it. Raises Invalid naming every broken rule."""
         typed = self.registry.decode(obj if isinstance(obj, Mapping) else obj.to_dict())
         info = self.registry.info(typed.api_version, typed.kind)
         if info.namespaced and not typed.metadata.namespace:
@@ -122,5 +139,4 @@ class AdmissionChain:
                 errors += plugin.validate(request)
         if errors:
             raise request.invalid(errors)
-        admitted: Resource = request.obj  # a mutating plugin may have replaced it
-        return admitted
+        return request

@@ -284,7 +284,7 @@ def _mutate(request: Request) -> None:
     if schema is None:
         return
     obj = request.obj.to_dict()
-    prune(schema, obj)
+    request.pruned = prune(schema, obj)
     apply_defaults(schema, obj)
     request.obj = type(request.obj).model_validate(obj)
 

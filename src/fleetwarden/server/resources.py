@@ -18,6 +18,7 @@ from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api import apiextensions
 from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
 from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
 from fleetwarden.server.validation import FieldValidation, check_fields
@@ -88,8 +89,9 @@ class Resources:
             raise Forbidden(info.plural, info.group, name, _DEFINITION_TERMINATING)
         if info.namespaced:
             namespaces.require_namespace(self.store, obj["metadata"]["namespace"])
-        admitted = self.chain.admit(obj, None, now=self.clock.now(), config=self.config)
-        warnings = check_fields(info, obj, admitted, options.field_validation)
+        request = self.chain.review(obj, None, now=self.clock.now(), config=self.config)
+        admitted: Resource = request.obj
+        warnings = check_fields(info, obj, admitted, options.field_validation, request.pruned)
         wire = admitted.to_dict()
         if options.dry_run:
             return Written(wire, warnings)
@@ -204,8 +206,9 @@ class Resources:
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
             old = self.chain.registry.decode(current)
-            admitted = self.chain.admit(new, old, now=self.clock.now(), config=self.config)
-            warnings = check_fields(info, new, admitted, options.field_validation)
+            request = self.chain.review(new, old, now=self.clock.now(), config=self.config)
+            admitted: Resource = request.obj
+            warnings = check_fields(info, new, admitted, options.field_validation, request.pruned)
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)

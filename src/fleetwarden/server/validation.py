@@ -73,18 +73,24 @@ def _join(path: str, name: str) -> str:
 
 
 def check_fields(
-    info: KindInfo, given: Mapping[str, Any], obj: Resource, directive: FieldValidation
+    info: KindInfo,
+    given: Mapping[str, Any],
+    obj: Resource,
+    directive: FieldValidation,
+    pruned: list[str] | None = None,
 ) -> list[str]:
     """The warnings to send back for the object `given` and admitted as `obj`; raises
-    BadRequest for unknown fields under Strict."""
+    BadRequest for unknown fields under Strict. `pruned` is what admission's schema pruning
+    took from `given` (its Request's); only if it did not prune is `given` pruned here."""
     if directive is FieldValidation.IGNORE:
         return []
     schema = info.custom.schema if info.custom is not None else None
-    paths = (
-        unknown_fields(obj)
-        if schema is None
-        else custom_resource.prune(schema, copy.deepcopy(dict(given)))
-    )
+    if schema is None:
+        paths = unknown_fields(obj)
+    elif pruned is not None:
+        paths = pruned
+    else:
+        paths = custom_resource.prune(schema, copy.deepcopy(dict(given)))
     found = [f"unknown field {json.dumps(path)}" for path in paths]
     if found and directive is FieldValidation.STRICT:
         raise BadRequest(
