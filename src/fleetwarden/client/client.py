@@ -260,7 +260,6 @@ class Client:
         field_selector: str | None = None,
         timeout_seconds: int | None = None,
         table: bool = False,
-        allow_bookmarks: bool = False,
     ) -> Watch:
         """Changes after resource_version (from now when None), as newline-delimited JSON
         events. With `table`, each object is a Table of its row."""
@@ -270,7 +269,6 @@ class Client:
             labelSelector=label_selector,
             fieldSelector=field_selector,
             timeoutSeconds=timeout_seconds,
-            allowWatchBookmarks="true" if allow_bookmarks else None,
         )
         request = self._http.build_request(
             "GET",

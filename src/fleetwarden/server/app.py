@@ -59,6 +59,8 @@ log = logging.getLogger(__name__)
 
 # How often a watch that asked for bookmarks gets one (kube-apiserver: about a minute).
 BOOKMARK_INTERVAL = 60.0
+# The threads that serve requests' blocking work (store reads and writes).
+WORKERS = 4
 _READ_OFFERS = (PLAIN_JSON, TABLE, PLAIN_YAML)
 _OPENAPI_V2_OFFERS = (
     PLAIN_JSON,
@@ -90,7 +92,6 @@ class App:
         metrics: Metrics | None = None,
         admission: AdmissionConfig | None = None,
         bookmark_interval: float = BOOKMARK_INTERVAL,
-        workers: int = 4,
     ) -> None:
         self.store, self.clock, self.registry = store, clock, chain.registry
         self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
@@ -99,7 +100,7 @@ class App:
         self.ready = ready or (lambda: True)
         self.metrics = metrics
         self.bookmark_interval = bookmark_interval
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="fleetwarden-api")
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="fleetwarden-api")
         self._watches: set[WatchSession] = set()
         self._closed = False
         ensure_system_namespaces(store)
