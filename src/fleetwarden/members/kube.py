@@ -61,6 +61,7 @@ from fleetwarden.api.karmada.work import (
     Work,
 )
 from fleetwarden.members.simulated import AppliedWork, api_enablements
+from fleetwarden.runtime.finalizers import CONFLICT_ATTEMPTS
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
 from fleetwarden.semantics.quantity import binary_si, decimal_si, milli_value, parse_quantity
 
@@ -68,8 +69,6 @@ logger = logging.getLogger(__name__)
 
 # Upstream's member clients time out after 10 s; so does every request here.
 REQUEST_TIMEOUT = 10.0
-# retry.DefaultRetry, as RetryOnConflict uses it around each create-or-update.
-CONFLICT_ATTEMPTS = 5
 
 # ClusterClaims that stay on the member (claim_reconcile.go's labelCustomizedOnly).
 SPOKE_ONLY_LABEL = "open-cluster-management.io/spoke-only"

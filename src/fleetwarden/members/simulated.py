@@ -57,7 +57,7 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterVersion,
 )
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.karmada.execution import handle_work_delete, is_cluster_ready
+from fleetwarden.runtime.finalizers import handle_work_delete
 from fleetwarden.runtime.manager import (
     REQUEUE,
     Context,
@@ -73,6 +73,7 @@ from fleetwarden.semantics.cluster_health import (
     Probe,
     ThresholdState,
     collect_cluster_status,
+    is_cluster_ready,
     observed_ready_condition,
 )
 from fleetwarden.semantics.conditions import set_status_condition
@@ -281,6 +282,8 @@ class MemberAgents:
                 Watches(WORK, self._execution_space_owner),
             ],
             reconcile=self.reconcile,
+            # An agent starts with its member, before the hub has anything of it to watch.
+            start_keys=tuple(self.clusters),
         )
 
     def _own_name(self, obj: Resource) -> list[str]:

@@ -10,12 +10,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from fleetwarden.api.karmada.cluster import APIEnablement, ClusterStatus, ResourceSummary
+from fleetwarden.api.karmada.cluster import (
+    APIEnablement,
+    Cluster,
+    ClusterStatus,
+    ResourceSummary,
+)
 from fleetwarden.api.meta import Condition, find_condition
 from fleetwarden.semantics.conditions import set_status_condition
 
 READY = "Ready"
 COMPLETE_API_ENABLEMENTS = "CompleteAPIEnablements"
+
+
+def is_cluster_ready(cluster: Cluster) -> bool:
+    """util.IsClusterReady."""
+    ready = find_condition(cluster.status.conditions, READY)
+    return ready is not None and ready.status == "True"
 
 
 @dataclass(frozen=True)

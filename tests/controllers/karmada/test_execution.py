@@ -11,7 +11,7 @@ from hub_harness import CLUSTER, NGINX_WORK, WORK, Hub
 from fleetwarden.api.errors import Conflict
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.karmada.execution import CONFLICT_ATTEMPTS, release_work
+from fleetwarden.runtime.finalizers import CONFLICT_ATTEMPTS, release_work
 from fleetwarden.store import MemoryStore
 
 FINALIZER = "karmada.io/execution-controller"

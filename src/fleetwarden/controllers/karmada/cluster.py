@@ -54,7 +54,6 @@ from fleetwarden.api.karmada.cluster import (
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
 from fleetwarden.api.meta import Condition, Resource, find_condition
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.karmada.execution import is_cluster_ready
 from fleetwarden.controllers.karmada.names import (
     NAMESPACE_KARMADA_CLUSTER,
     generate_execution_space_name,
@@ -70,7 +69,7 @@ from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.informer import by_target_cluster
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.status import update_status_if_changed
-from fleetwarden.semantics.cluster_health import READY
+from fleetwarden.semantics.cluster_health import READY, is_cluster_ready
 
 CLUSTER_CONTROLLER = "cluster-controller"
 CLUSTER_CONTROLLER_FINALIZER = "karmada.io/cluster-controller"

@@ -9,42 +9,35 @@ The binding controller creates every Work with that finalizer. Once a Work is de
 - its cluster itself terminating and not Ready: the finalizer is released at once, as
   upstream does so that unjoining an unreachable cluster can finish.
 
-Upstream runs this controller twice over, with the same rule (handle_work_delete here):
-karmada-controller-manager's for Push clusters only (WorkWithinPushClusterPredicate: the
-Works of a Pull cluster, or of a cluster the hub does not have, are not its business), and
-karmada-agent's for the one Pull cluster it runs for. The hub's is this controller, which
-reaches a Push member through `delete_workload(cluster, work)` (True once the workload is
-gone; a cluster no member backs has nothing to remove); the agent's is the Work loop of
-members/simulated.py. A Work of a Pull cluster whose agent is down thus keeps its finalizer
-until the agent is back, or until the cluster controller drops it when such a cluster, not
-Ready, is unjoined. Applying a Work and reporting its status stay with the member.
+Upstream runs this controller twice over, with the same rule (handle_work_delete, in
+runtime/finalizers.py): karmada-controller-manager's for Push clusters only
+(WorkWithinPushClusterPredicate: the Works of a Pull cluster, or of a cluster the hub does
+not have, are not its business), and karmada-agent's for the one Pull cluster it runs for.
+The hub's is this controller, which reaches a Push member through
+`delete_workload(cluster, work)` (True once the workload is gone; a cluster no member backs
+has nothing to remove); the agent's is the Work loop of members/simulated.py. A Work of a
+Pull cluster whose agent is down thus keeps its finalizer until the agent is back, or until
+the cluster controller drops it when such a cluster, not Ready, is unjoined. Applying a
+Work and reporting its status stay with the member.
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from fleetwarden.api.errors import Conflict, NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH, Cluster
-from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
 from fleetwarden.api.karmada.work import Work
-from fleetwarden.api.meta import Resource, find_condition
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.meta import Resource
 from fleetwarden.controllers.karmada.work import CLUSTER, WORK, cluster_of
-from fleetwarden.runtime.finalizers import remove_finalizer
+from fleetwarden.runtime.finalizers import handle_work_delete
 from fleetwarden.runtime.informer import split_key
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
-from fleetwarden.semantics.cluster_health import READY
-from fleetwarden.store.interface import Store
 
 EXECUTION_CONTROLLER = "execution-controller"
 # Works indexed by the cluster of their execution space, for a Cluster's change to wake them.
 _BY_CLUSTER = "WorkIndexByCluster"
-# retry.DefaultRetry's steps, as retry.RetryOnConflict takes them.
-CONFLICT_ATTEMPTS = 5
 
 DeleteWorkload = Callable[[str, Work], bool]
 
@@ -57,44 +50,6 @@ def _by_cluster(work: Resource) -> list[str]:
 def _keys(obj: Resource) -> list[str]:
     """A Work's own `namespace/name`; a Cluster's name, which has no namespace."""
     return [f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name]
-
-
-def is_cluster_ready(cluster: Cluster) -> bool:
-    """util.IsClusterReady."""
-    ready = find_condition(cluster.status.conditions, READY)
-    return ready is not None and ready.status == "True"
-
-
-def handle_work_delete(
-    store: Store, work: Work, cluster: Cluster, delete_workload: Callable[[], bool]
-) -> Result:
-    """handleWorkDelete, then removeFinalizer: REQUEUE when the member did not answer."""
-    if is_cluster_ready(cluster):
-        if not work.spec.preserve_resources_on_deletion and not delete_workload():
-            return REQUEUE
-    elif cluster.metadata.deletion_timestamp is None:
-        return DONE  # not Ready: wait for the cluster to come back
-    release_work(store, work)
-    return DONE
-
-
-def release_work(store: Store, work: Work) -> None:
-    """The finalizer removed; on a conflict (the Work changed since it was read) it is read
-    again and the removal retried, as retry.RetryOnConflict does."""
-    with contextlib.suppress(NotFound):  # gone meanwhile: nothing is left to release
-        for _ in range(CONFLICT_ATTEMPTS - 1):
-            try:
-                remove_finalizer(store, work, EXECUTION_CONTROLLER_FINALIZER)
-                return
-            except Conflict:
-                work = _read(store, work)
-        remove_finalizer(store, work, EXECUTION_CONTROLLER_FINALIZER)
-
-
-def _read(store: Store, work: Work) -> Work:
-    current = REGISTRY.decode(store.get(WORK, work.name, work.namespace))
-    assert isinstance(current, Work)
-    return current
 
 
 def _push(cluster: Resource | None) -> TypeGuard[Cluster]:
