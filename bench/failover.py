@@ -67,7 +67,6 @@ BINDING = REGISTRY.info("work.karmada.io/v1alpha2", "ResourceBinding")
 WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 DEPLOYMENT = REGISTRY.info("apps/v1", "Deployment")
 UNREACHABLE = "cluster.karmada.io/unreachable"
-MEMBER_AGENTS = "member-agents"  # the simulated members' controller
 REGIONS = 10
 SETTINGS: dict[str, FlagValue] = {
     "feature-gates": "Failover=true",
@@ -223,8 +222,6 @@ def build(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> No
                                   "labels": {"region": f"region-{region_of(i)}"}},
                      "spec": {"syncMode": "Push"}}
                 )  # fmt: skip
-            for name in names:
-                driver.enqueue(MEMBER_AGENTS, name)
             for p in range(args.policies):
                 store.create(
                     chain.admit(

@@ -64,7 +64,6 @@ class Fleet:
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.driver.start()
-        self.driver.enqueue("member-agents", "member1")
         self.driver.settle()
 
     def to(self, seconds: float) -> None:

@@ -67,7 +67,6 @@ logger = logging.getLogger(__name__)
 MODE_OCM = "OCM"
 MODES = (SYNC_MODE_PULL, SYNC_MODE_PUSH, MODE_OCM)
 MEMBER_KINDS = (*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS)
-MEMBER_AGENTS = "member-agents"  # MemberAgents' controller
 
 
 def simulated_member(
@@ -184,7 +183,6 @@ class Agent:
             self.endpoint.start()
             self._join(self.endpoint.url)
         self.driver.start()
-        self.driver.enqueue(MEMBER_AGENTS, self.name)
 
     def stop(self) -> None:
         self.driver.stop()

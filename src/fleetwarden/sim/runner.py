@@ -35,7 +35,6 @@ from fleetwarden.sim.timeline import Timeline, offset
 from fleetwarden.store import MemoryStore
 
 EVENT = REGISTRY.info("v1", "Event")
-MEMBER_AGENTS = "member-agents"
 # OCM's hub runs in a scenario that mentions any of its kinds, so Karmada scenarios do not
 # grow its default and global ManagedClusterSets.
 OCM_GROUP_SUFFIX = "open-cluster-management.io"
@@ -94,8 +93,6 @@ class Simulation:
         for where, doc in self.scenario.objects:
             self._apply(where, doc)
         self.driver.start()
-        for name in self.scenario.members:
-            self.driver.enqueue(MEMBER_AGENTS, name)
         try:
             for step in self.scenario.steps:
                 self.driver.run_until(self.scenario.start_time + step.at)

@@ -66,8 +66,6 @@ class FailoverHub:
                  "spec": {"syncMode": "Push"}}
             )  # fmt: skip
         self.driver.start()
-        for name in states:
-            self.driver.enqueue("member-agents", name)
         self.settle()
 
     # time -----------------------------------------------------------------------------------

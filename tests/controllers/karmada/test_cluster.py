@@ -103,8 +103,6 @@ class Hub:
         for name in push:
             self.create_cluster(name, "Push")
         self.driver.start()
-        for name in [*members, *push]:
-            self.driver.enqueue("member-agents", name)
         self.settle()
 
     # time -----------------------------------------------------------------------------------

@@ -217,7 +217,9 @@ class OcmHub:
         self.store = _new_store(self.clock)
         self.fleet = SimulatedFleet(states, [])
         manager = ControllerManager(self.store, self.clock)
-        for controller in [self.fleet.controller(), *registration_controllers()]:
+        # The agents wait for their ManagedCluster (join) rather than register at start.
+        agents = replace(self.fleet.controller(), start_keys=())
+        for controller in [agents, *registration_controllers()]:
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.driver.start()
