@@ -20,6 +20,7 @@ from fleetwarden.api.errors import NotFound
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.conditions import set_status_condition
@@ -60,10 +61,7 @@ def reconcile(name: str, ctx: Context) -> Result:
     else:
         outcome = COMPLETED
     crd = _set_terminating(crd, outcome, ctx)
-    released = crd.to_dict()
-    finalizers = [f for f in released["metadata"]["finalizers"] if f != crdv1.CLEANUP_FINALIZER]
-    released["metadata"]["finalizers"] = finalizers
-    ctx.store.update(released)
+    remove_finalizer(ctx.store, crd, crdv1.CLEANUP_FINALIZER)
     return DONE
 
 
