@@ -88,6 +88,18 @@ def test_create_in_a_missing_namespace_is_not_found(api: Api) -> None:
     assert reply.json["message"] == 'namespaces "nope" not found'
 
 
+def test_create_in_a_terminating_namespace_is_forbidden_naming_the_new_object(api: Api) -> None:
+    held = {"metadata": {"name": "going", "finalizers": ["example.com/hold"]}}
+    assert api.post("/api/v1/namespaces", held).status == 201
+    assert api.delete("/api/v1/namespaces/going").status in (200, 202)
+    reply = api.post("/apis/apps/v1/namespaces/going/deployments", deployment(namespace="going"))
+    assert (reply.status, reply.json["reason"]) == (403, "Forbidden")
+    assert reply.json["message"] == (
+        'deployments.apps "web" is forbidden: unable to create new content in namespace going '
+        "because it is being terminated"
+    )
+
+
 def test_the_system_namespaces_exist_are_active_and_stay(api: Api) -> None:
     names = {ns["metadata"]["name"]: ns for ns in api.get("/api/v1/namespaces").json["items"]}
     assert set(names) == {"default", "kube-system", "kube-public"}

@@ -30,8 +30,8 @@ import typer
 import yaml
 
 from fleetwarden.admission import default_chain
-from fleetwarden.api.errors import NotFound
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
 from fleetwarden.hub import hub_controllers
 from fleetwarden.members.real import HttpMembers
 from fleetwarden.runtime.clock import RealClock
@@ -41,18 +41,15 @@ from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import FeatureGates, Settings, SettingsError
 from fleetwarden.semantics.durations import format_duration
 from fleetwarden.server import Server, create_app
-from fleetwarden.server.namespaces import activate
-from fleetwarden.store import SqliteStore, Store
+from fleetwarden.server.namespaces import ensure_namespace
+from fleetwarden.store import SqliteStore
 from fleetwarden.store.sqlite import StoreInUse
 
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
-NAMESPACE = REGISTRY.info("v1", "Namespace")
 HOST = "127.0.0.1"
 STORE_FILE = "fleetwarden.db"
 KUBECONFIG_FILE = "kubeconfig"
 MEMBERS_DIR = "members"
-# Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
-KARMADA_CLUSTER_NAMESPACE = "karmada-cluster"
 # How long an agent gets to stop on SIGTERM before it is killed.
 AGENT_STOP_TIMEOUT = 10.0
 
@@ -171,7 +168,8 @@ class Hub:
         return self.server.url
 
     def start(self) -> None:
-        _ensure_namespace(self.store, KARMADA_CLUSTER_NAMESPACE)
+        # Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
+        ensure_namespace(self.store, NAMESPACE_KARMADA_CLUSTER)
         self.server.start()
         self.driver.start()
         self._ready.set()
@@ -183,14 +181,6 @@ class Hub:
         self.members.close()
         self.custom_kinds.close()
         self.store.close()
-
-
-def _ensure_namespace(store: Store, name: str) -> None:
-    try:
-        store.get(NAMESPACE, name)
-    except NotFound:
-        activate(store, store.create({"apiVersion": "v1", "kind": "Namespace",
-                                      "metadata": {"name": name}}))  # fmt: skip
 
 
 def write_kubeconfig(path: Path, server: str) -> None:

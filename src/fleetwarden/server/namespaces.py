@@ -4,9 +4,11 @@ and a new namespace Active from its creation (the namespace strategy's PrepareFo
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
+from typing import Any
 
-from fleetwarden.api.errors import NotFound, StatusError
+from fleetwarden.api.errors import Forbidden, NotFound
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.store.interface import Obj, Store
 
@@ -16,19 +18,19 @@ SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public")
 ACTIVE = "Active"
 
 
-class Forbidden(StatusError):
-    code = 403
-    reason = "Forbidden"
-
-
 def ensure_system_namespaces(store: Store) -> None:
     """Create the system namespaces that do not exist yet."""
     for name in SYSTEM_NAMESPACES:
-        try:
-            store.get(NAMESPACE, name)
-        except NotFound:
-            new = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-            activate(store, store.create(new))
+        ensure_namespace(store, name)
+
+
+def ensure_namespace(store: Store, name: str) -> None:
+    """Create the namespace, Active, unless it exists."""
+    try:
+        store.get(NAMESPACE, name)
+    except NotFound:
+        new = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        activate(store, store.create(new))
 
 
 def activate(store: Store, namespace: Obj) -> Obj:
@@ -36,20 +38,20 @@ def activate(store: Store, namespace: Obj) -> Obj:
     return store.update({**namespace, "status": {"phase": ACTIVE}}, subresource="status")
 
 
-def require_namespace(store: Store, name: str) -> None:
-    """Refuse new content for a namespace that is missing or being deleted."""
+def require_namespace(store: Store, info: KindInfo, obj: Mapping[str, Any]) -> None:
+    """NamespaceLifecycle: refuse a new object in a namespace that is missing or being
+    deleted, naming the object being created as upstream does."""
+    meta = obj["metadata"]
+    name = meta["namespace"]
     try:
         namespace = store.get(NAMESPACE, name)
     except NotFound:
         raise NotFound("namespaces", "", name) from None
     if "deletionTimestamp" in namespace["metadata"]:
-        raise Forbidden(
-            f"unable to create new content in namespace {name} because it is being terminated"
-        )
+        detail = f"unable to create new content in namespace {name} because it is being terminated"
+        raise Forbidden(info.plural, info.group, meta.get("name") or "", detail)
 
 
 def check_deletable(name: str) -> None:
     if name in SYSTEM_NAMESPACES:
-        raise Forbidden(
-            f"namespaces {json.dumps(name)} is forbidden: this namespace may not be deleted"
-        )
+        raise Forbidden("namespaces", "", name, "this namespace may not be deleted")

@@ -88,7 +88,7 @@ class Resources:
             name = obj["metadata"].get("name") or ""
             raise Forbidden(info.plural, info.group, name, _DEFINITION_TERMINATING)
         if info.namespaced:
-            namespaces.require_namespace(self.store, obj["metadata"]["namespace"])
+            namespaces.require_namespace(self.store, info, obj)
         request = self.chain.review(obj, None, now=self.clock.now(), config=self.config)
         admitted: Resource = request.obj
         warnings = check_fields(info, obj, admitted, options.field_validation, request.pruned)
