@@ -16,6 +16,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from fleetwarden.api.authentication import ADMIN, UserInfo
+from fleetwarden.api.authorization import Attributes, Authorizer
 from fleetwarden.api.errors import ErrorList, Invalid
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
@@ -56,6 +58,14 @@ class Request:
     # The fields a custom kind's schema pruned from the object as given (`spec.foo`), for
     # field validation to report; None if no schema pruned it.
     pruned: list[str] | None = None
+    # Who sends it, and what may decide what they may do (webhooks that ask, as OCM's do).
+    user: UserInfo = ADMIN
+    authorizer: Authorizer | None = None
+
+    def allowed(self, attributes: Attributes) -> bool:
+        """Whether the sender may do this too (a SubjectAccessReview, as a webhook asks);
+        with no authorizer to ask, the sender may do anything."""
+        return self.authorizer is None or self.authorizer.authorize(attributes).allowed
 
     @property
     def operation(self) -> Operation:
@@ -115,15 +125,20 @@ class AdmissionChain:
         *,
         now: datetime,
         config: AdmissionConfig | None = None,
+        user: UserInfo = ADMIN,
+        authorizer: Authorizer | None = None,
     ) -> Request:
         """`admit`, handing back the request as admission left it: its `obj` the object as
         it would be stored (a mutating plugin may have replaced it), and what else the
-        plugins recorded on it. Raises Invalid naming every broken rule."""
+        plugins recorded on it. Raises Invalid naming every broken rule (or a plugin's
+        Forbidden, for what the sender may not do)."""
         typed = self.registry.decode(obj if isinstance(obj, Mapping) else obj.to_dict())
         info = self.registry.info(typed.api_version, typed.kind)
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
-        request = Request(typed, old, info, now, config or AdmissionConfig())
+        request = Request(
+            typed, old, info, now, config or AdmissionConfig(), user=user, authorizer=authorizer
+        )
         plugins = self.plugins.get((info.api_version, info.kind)) or (
             self.custom if info.custom is not None else []
         )

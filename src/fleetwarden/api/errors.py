@@ -199,12 +199,32 @@ class Forbidden(StatusError):
     reason = "Forbidden"
 
     def __init__(self, resource: str, group: str, name: str, detail: str) -> None:
+        self.resource, self.group, self.name = resource, group, name
+        if not resource and not group:
+            super().__init__(f"forbidden: {detail}")
+            return
         named = (
             f"{_qualified(resource, group)} {json.dumps(name)}"
             if name
             else _qualified(resource, group)
         )
         super().__init__(f"{named} is forbidden: {detail}")
+
+    def status(self) -> dict[str, Any]:
+        status = super().status()
+        details = {"name": self.name, "group": self.group, "kind": self.resource}
+        status["details"] = {k: v for k, v in details.items() if v}
+        return status
+
+
+class Unauthorized(StatusError):
+    """401: no credentials, or credentials no authenticator accepts."""
+
+    code = 401
+    reason = "Unauthorized"
+
+    def __init__(self, message: str = "Unauthorized") -> None:
+        super().__init__(message)
 
 
 class AlreadyExists(StatusError):

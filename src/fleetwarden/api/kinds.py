@@ -46,6 +46,10 @@ class KindInfo:
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = field(default=())
     has_status: bool = True
+    # The verbs served, where not every storage verb: the access reviews are only created.
+    verbs: tuple[str, ...] | None = None
+    # Subresources besides status (a CertificateSigningRequest's approval).
+    more_subresources: tuple[str, ...] = ()
     # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
     custom: CustomResource | None = field(default=None, compare=False, repr=False)
 
@@ -60,6 +64,15 @@ class KindInfo:
     @property
     def list_kind(self) -> str:
         return self.custom.list_kind if self.custom else f"{self.kind}List"
+
+    @property
+    def subresources(self) -> tuple[str, ...]:
+        return ("status", *self.more_subresources) if self.has_status else self.more_subresources
+
+    @property
+    def stored(self) -> bool:
+        """Whether its objects are kept (a review is answered, not stored)."""
+        return self.verbs is None
 
     @property
     def group_kind(self) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fleetwarden.api import apiextensions, core, karmada, ocm
+from fleetwarden.api import apiextensions, authentication, authorization, core, karmada, ocm, rbac
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import (
     OBJECT_META_FIELD_LABELS,
@@ -38,10 +38,7 @@ def _builtin(
 
 
 # Built-in kinds without a status subresource: a write of theirs changes everything given.
-_NO_STATUS = {
-    "ConfigMap", "Secret", "ServiceAccount", "Role", "RoleBinding", "ClusterRole",
-    "ClusterRoleBinding", "StorageClass", "PriorityClass",
-}  # fmt: skip
+_NO_STATUS = {"ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass"}
 
 
 CORE_KINDS = [
@@ -67,10 +64,7 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
     _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
-    _builtin("rbac.authorization.k8s.io", "v1", "Role", "roles", True),
-    _builtin("rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", True),
-    _builtin("rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", False),
-    _builtin("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", False),
+    *rbac.KINDS,
     _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),
     _builtin("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, "pc"),
     apiextensions.KIND,
@@ -237,7 +231,15 @@ def _plain(value: Any) -> Any:
 
 
 REGISTRY = Registry(
-    [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *karmada.KINDS, *ocm.KINDS, *addon.KINDS]
+    [
+        *CORE_KINDS,
+        *BUILTIN_TEMPLATE_KINDS,
+        *authentication.KINDS,
+        *authorization.KINDS,
+        *karmada.KINDS,
+        *ocm.KINDS,
+        *addon.KINDS,
+    ]
 )
 
 

@@ -22,10 +22,13 @@ from typing import Any, TypeVar
 import uvicorn
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
+from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.registry import Registry
+from fleetwarden.auth import reviews
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
+from fleetwarden.server.auditing import RequestAudit
 from fleetwarden.server.http import (
     AGGREGATED_DISCOVERY,
     PLAIN_JSON,
@@ -42,8 +45,17 @@ from fleetwarden.server.http import (
 )
 from fleetwarden.server.namespaces import ensure_system_namespaces
 from fleetwarden.server.patches import patch_type_of
-from fleetwarden.server.resources import ListOptions, Resources, WriteOptions, Written
+from fleetwarden.server.requestinfo import request_attributes
+from fleetwarden.server.resources import (
+    ListOptions,
+    Resources,
+    WriteOptions,
+    Written,
+    addressed,
+)
 from fleetwarden.server.routes import PathNotFound, ResourcePath, group_version, resource_path
+from fleetwarden.server.security import Security, forbidden
+from fleetwarden.server.tls import TLS, PeerCertificateProtocol
 from fleetwarden.server.validation import FieldValidation
 from fleetwarden.server.watch import WatchOptions, WatchSession
 from fleetwarden.store.interface import Store
@@ -92,8 +104,10 @@ class App:
         metrics: Metrics | None = None,
         admission: AdmissionConfig | None = None,
         bookmark_interval: float = BOOKMARK_INTERVAL,
+        security: Security | None = None,
     ) -> None:
         self.store, self.clock, self.registry = store, clock, chain.registry
+        self.security = security or Security()
         self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
         # The discovery documents, and the generation of the registry's custom kinds.
         self._discovery_of: tuple[int, discovery.Discovery] | None = None
@@ -116,13 +130,18 @@ class App:
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
             request = Request.from_scope(scope, await _body(receive))
+            audit = RequestAudit(scope, request, self.security.audit)
+            send = audit.recording(send)
             try:
-                await self._serve(request, receive, send)
+                user = audit.authenticated(*self.security.user_of(scope, request))
+                await self._serve(request, user, audit, receive, send)
             except StatusError as exc:
                 await _send(send, status_response(exc))
             except Exception as exc:
                 log.exception("%s %s", request.method, request.path)
                 await _send(send, status_response(StatusError(f"Internal error occurred: {exc}")))
+            finally:
+                audit.complete()
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -135,7 +154,14 @@ class App:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _serve(self, request: Request, receive: Receive, send: Send) -> None:
+    async def _serve(
+        self, request: Request, user: UserInfo, audit: RequestAudit, receive: Receive, send: Send
+    ) -> None:
+        attributes = request_attributes(user, request)
+        decision = self.security.authorizer.authorize(attributes)
+        audit.authorized(attributes, decision)
+        if not decision.allowed:
+            raise forbidden(attributes, decision.reason)
         parsed = group_version(request.path)
         if parsed is None:
             await _send(send, self._plain(request))
@@ -148,7 +174,7 @@ class App:
         if request.method == "GET" and (target.legacy_watch or request.flag("watch")):
             await self._watch(request, target, receive, send)
             return
-        await _send(send, await self._run(lambda: self._resource(request, target)))
+        await _send(send, await self._run(lambda: self._resource(request, target, user)))
 
     @property
     def discovery(self) -> discovery.Discovery:
@@ -208,9 +234,12 @@ class App:
 
     # resources ---------------------------------------------------------------------------
 
-    def _resource(self, request: Request, target: ResourcePath) -> Response:
+    def _resource(self, request: Request, target: ResourcePath, user: UserInfo) -> Response:
         info, namespace, name = target.info, target.namespace, target.name
         method = request.method
+        if not info.stored:
+            return self._review(request, target, user)
+        resources = self.resources.as_user(user, self.security.authorizer)
         if method == "GET":
             media = request.accept(_READ_OFFERS)
             if name is None:
@@ -222,16 +251,16 @@ class App:
         if method == "POST" and name is None:
             if info.namespaced and namespace is None:
                 raise MethodNotAllowed()
-            written = self.resources.create(info, namespace, request.document(), _write(request))
+            written = resources.create(info, namespace, request.document(), _write(request))
             return _written(201, written, media)
         if method == "PUT" and name is not None:
-            written = self.resources.update(
+            written = resources.update(
                 info, namespace, name, target.subresource, request.document(), _write(request)
             )
             return _written(200, written, media)
         if method == "PATCH" and name is not None:
             patch_type = patch_type_of(request.content_type)
-            written = self.resources.patch(
+            written = resources.patch(
                 info, namespace, name, target.subresource, request.body, patch_type,
                 _write(request),
             )  # fmt: skip
@@ -240,13 +269,24 @@ class App:
             options = _delete_options(request)
             dry_run = _dry_run(request, options)
             if name is None:
-                deleted = self.resources.delete_collection(
+                deleted = resources.delete_collection(
                     info, namespace, _list_options(request), options, dry_run
                 )
             else:
-                deleted = self.resources.delete(info, namespace, name, options, dry_run)
+                deleted = resources.delete(info, namespace, name, options, dry_run)
             return respond(200, deleted, media)
         raise MethodNotAllowed()
+
+    def _review(self, request: Request, target: ResourcePath, user: UserInfo) -> Response:
+        """An access review: created, answered, never stored."""
+        if request.method != "POST" or target.name is not None:
+            raise MethodNotAllowed()
+        media = request.accept(_WRITE_OFFERS)
+        body = addressed(target.info, target.namespace, None, request.document())
+        review = self.registry.decode(body)
+        return respond(
+            201, reviews.answer(target.info, review, user, self.security.authorizer), media
+        )
 
     async def _watch(
         self, request: Request, target: ResourcePath, receive: Receive, send: Send
@@ -296,11 +336,14 @@ def create_app(
     metrics: Metrics | None = None,
     admission: AdmissionConfig | None = None,
     bookmark_interval: float = BOOKMARK_INTERVAL,
+    security: Security | None = None,
 ) -> App:
-    """The API server over the store: requests admitted by `chain` (with `admission`'s
-    settings) at `clock`'s time; `/readyz` asks `ready`, `/metrics` serves `metrics()`.
-    The kinds served are those of the chain's registry (the store's should be the same).
-    Creates the system namespaces (default, kube-system, kube-public) if missing."""
+    """The API server over the store: requests authenticated and authorized by `security`
+    (default: the insecure port's, every request an administrator's), admitted by `chain`
+    (with `admission`'s settings) at `clock`'s time; `/readyz` asks `ready`, `/metrics`
+    serves `metrics()`. The kinds served are those of the chain's registry (the store's
+    should be the same). Creates the system namespaces (default, kube-system, kube-public)
+    if missing."""
     return App(
         store,
         chain,
@@ -309,6 +352,7 @@ def create_app(
         metrics=metrics,
         admission=admission,
         bookmark_interval=bookmark_interval,
+        security=security,
     )
 
 
@@ -395,28 +439,38 @@ async def _send(send: Send, response: Response) -> None:
 
 class Server:
     """The app served by uvicorn on a thread of its own, on `host` and `port` (0: a free
-    one); for tests and `fleetwarden up`. stop() ends every watch, then the server."""
+    one), over TLS when given; for tests and `fleetwarden up`. stop() ends every watch,
+    then the server."""
 
-    def __init__(self, app: App, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.app, self.host, self.port = app, host, port
+    def __init__(
+        self, app: App, host: str = "127.0.0.1", port: int = 0, tls: TLS | None = None
+    ) -> None:
+        self.app, self.host, self.port, self.tls = app, host, port, tls
         config = uvicorn.Config(
-            app, log_level="warning", access_log=False, timeout_graceful_shutdown=5
-        )
+            app, log_level="warning", access_log=False, timeout_graceful_shutdown=5,
+            http=PeerCertificateProtocol,
+            ssl_context_factory=(lambda _config, _default: tls.context()) if tls else None,
+        )  # fmt: skip
         self._server = uvicorn.Server(config)
         self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self.tls else "http"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{host}:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((self.host, self.port))
-        except OSError:
+        except OSError as exc:
             sock.close()
-            raise
+            raise OSError(
+                exc.errno, f"cannot listen on {self.host}:{self.port}: {exc.strerror}"
+            ) from None
         self.port = sock.getsockname()[1]
         self._thread = threading.Thread(
             target=lambda: asyncio.run(self._server.serve(sockets=[sock])),

@@ -106,16 +106,16 @@ def _resource_list(group: str, version: str, kinds: Iterable[KindInfo]) -> dict[
         if info.categories:
             resource["categories"] = list(info.categories)
         resources.append(resource)
-        if info.has_status:
-            resources.append(
-                {
-                    "name": f"{info.plural}/status",
-                    "singularName": "",
-                    "namespaced": info.namespaced,
-                    "kind": info.kind,
-                    "verbs": STATUS_VERBS,
-                }
-            )
+        resources += [
+            {
+                "name": f"{info.plural}/{subresource}",
+                "singularName": "",
+                "namespaced": info.namespaced,
+                "kind": info.kind,
+                "verbs": STATUS_VERBS,
+            }
+            for subresource in info.subresources
+        ]
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",
@@ -151,6 +151,8 @@ def _aggregated(
 
 
 def _verbs(info: KindInfo) -> list[str]:
+    if info.verbs is not None:
+        return list(info.verbs)
     return TERMINATING_VERBS if info.custom is not None and info.custom.terminating else VERBS
 
 
@@ -167,8 +169,9 @@ def _discovered(info: KindInfo) -> dict[str, Any]:
         resource["shortNames"] = list(info.short_names)
     if info.categories:
         resource["categories"] = list(info.categories)
-    if info.has_status:
+    if info.subresources:
         resource["subresources"] = [
-            {"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}
+            {"subresource": subresource, "responseKind": kind, "verbs": STATUS_VERBS}
+            for subresource in info.subresources
         ]
     return resource

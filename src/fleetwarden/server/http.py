@@ -103,16 +103,20 @@ class Request:
     query: dict[str, list[str]] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
+    # Every header line as sent (lower-case names): where repeats count (Impersonate-Group).
+    raw_headers: list[tuple[str, str]] = field(default_factory=list)
 
     @classmethod
     def from_scope(cls, scope: Mapping[str, Any], body: bytes = b"") -> Request:
         headers: dict[str, str] = {}
+        raw_headers = []
         for raw_name, raw_value in scope.get("headers", ()):
             name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+            raw_headers.append((name, value))
             headers[name] = f"{headers[name]},{value}" if name in headers else value
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         path = scope.get("path") or unquote(scope.get("raw_path", b"/").decode("latin-1"))
-        return cls(scope["method"], path, query, headers, body)
+        return cls(scope["method"], path, query, headers, body, raw_headers)
 
     def param(self, name: str, default: str | None = None) -> str | None:
         values = self.query.get(name)

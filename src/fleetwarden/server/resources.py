@@ -11,11 +11,13 @@ event loop.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api import apiextensions
+from fleetwarden.api.authentication import ADMIN, UserInfo
+from fleetwarden.api.authorization import Authorizer
 from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
@@ -51,11 +53,26 @@ class ListOptions:
     continue_: str | None = None
 
 
+@dataclass(frozen=True)
 class Resources:
-    def __init__(
-        self, store: Store, chain: AdmissionChain, clock: Clock, config: AdmissionConfig
-    ) -> None:
-        self.store, self.chain, self.clock, self.config = store, chain, clock, config
+    """The verbs, for one sender: admission sees who sends each write, and may ask
+    `authorizer` what they may do."""
+
+    store: Store
+    chain: AdmissionChain
+    clock: Clock
+    config: AdmissionConfig
+    user: UserInfo = ADMIN
+    authorizer: Authorizer | None = None
+
+    def as_user(self, user: UserInfo, authorizer: Authorizer) -> Resources:
+        return replace(self, user=user, authorizer=authorizer)
+
+    def _review(self, obj: Obj, old: Resource | None) -> Any:
+        return self.chain.review(
+            obj, old, now=self.clock.now(), config=self.config, user=self.user,
+            authorizer=self.authorizer,
+        )  # fmt: skip
 
     # reads -------------------------------------------------------------------------------
 
@@ -83,13 +100,13 @@ class Resources:
     def create(
         self, info: KindInfo, namespace: str | None, body: Any, options: WriteOptions
     ) -> Written:
-        obj = _addressed(info, namespace, None, body)
+        obj = addressed(info, namespace, None, body)
         if info.custom is not None and info.custom.terminating:
             name = obj["metadata"].get("name") or ""
             raise Forbidden(info.plural, info.group, name, _DEFINITION_TERMINATING)
         if info.namespaced:
             namespaces.require_namespace(self.store, info, obj)
-        request = self.chain.review(obj, None, now=self.clock.now(), config=self.config)
+        request = self._review(obj, None)
         admitted: Resource = request.obj
         warnings = check_fields(info, obj, admitted, options.field_validation, request.pruned)
         wire = admitted.to_dict()
@@ -109,7 +126,7 @@ class Resources:
         body: Any,
         options: WriteOptions,
     ) -> Written:
-        obj = _addressed(info, namespace, name, body)
+        obj = addressed(info, namespace, name, body)
         return self._write(info, namespace, name, subresource, lambda _: obj, options)
 
     def patch(
@@ -202,18 +219,21 @@ class Resources:
             new = change(current)
             if subresource == "status":
                 new = _with_status_of(current, new)
+            elif subresource == "approval":
+                new = _with_conditions_of(current, new)
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
             old = self.chain.registry.decode(current)
-            request = self.chain.review(new, old, now=self.clock.now(), config=self.config)
+            request = self._review(new, old)
             admitted: Resource = request.obj
             warnings = check_fields(info, new, admitted, options.field_validation, request.pruned)
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)
+            stored_as = "status" if subresource == "approval" else subresource
             try:
-                return Written(self.store.update(wire, subresource=subresource), warnings)
+                return Written(self.store.update(wire, subresource=stored_as), warnings)
             except Conflict:
                 if (given_rv and given_rv != current_rv) or attempt == _WRITE_ATTEMPTS - 1:
                     raise
@@ -229,7 +249,7 @@ def list_document(info: KindInfo, metadata: Mapping[str, Any], items: list[Obj])
     }
 
 
-def _addressed(info: KindInfo, namespace: str | None, name: str | None, body: Any) -> Obj:
+def addressed(info: KindInfo, namespace: str | None, name: str | None, body: Any) -> Obj:
     """The request body as an object of the URL's kind, in the URL's namespace and name."""
     if not isinstance(body, dict):
         raise BadRequest(f"the body of the request must be a {info.kind} object")
@@ -272,6 +292,20 @@ def _with_status_of(current: Obj, new: Obj) -> Obj:
         merged["status"] = new["status"]
     else:
         merged.pop("status", None)
+    return merged
+
+
+def _with_conditions_of(current: Obj, new: Obj) -> Obj:
+    """What an approval write admits (a CertificateSigningRequest's /approval): the stored
+    object with the new status.conditions, nothing else."""
+    merged = _with_status_of(current, {"metadata": new.get("metadata") or {}})
+    status = dict(current.get("status") or {})
+    conditions = (new.get("status") or {}).get("conditions")
+    if conditions is None:
+        status.pop("conditions", None)
+    else:
+        status["conditions"] = conditions
+    merged["status"] = status
     return merged
 
 

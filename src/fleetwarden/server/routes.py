@@ -15,7 +15,7 @@ from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY, Registry
 
 # Subresources of a Namespace, whose path would otherwise read as a resource in it.
-_NAMESPACE_SUBRESOURCES = ("status", "finalize")
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
 
 class PathNotFound(NotFound):
@@ -58,7 +58,7 @@ def resource_path(
     if (
         len(segments) >= 3
         and segments[0] == "namespaces"
-        and not (len(segments) == 3 and segments[2] in _NAMESPACE_SUBRESOURCES and not group)
+        and not (len(segments) == 3 and segments[2] in NAMESPACE_SUBRESOURCES and not group)
     ):
         namespace, segments = segments[1], segments[2:]
     if not 1 <= len(segments) <= 3:
@@ -68,7 +68,7 @@ def resource_path(
         raise PathNotFound()
     name = segments[1] if len(segments) > 1 else None
     subresource = segments[2] if len(segments) > 2 else None
-    if subresource is not None and (subresource != "status" or not info.has_status):
+    if subresource is not None and subresource not in info.subresources:
         raise PathNotFound()
     if info.namespaced and namespace is None and name is not None:
         raise PathNotFound()  # a namespaced object is addressed in its namespace

@@ -172,7 +172,8 @@ class Simulation:
             (i.group, i.plural): i for i in [*REGISTRY.kinds(), *_enabled_kinds(self.scenario)]
         }
         for _, info in sorted(kinds.items()):
-            objects.extend(self.store.list(info).items)
+            if info.stored:
+                objects.extend(self.store.list(info).items)
         return objects
 
 

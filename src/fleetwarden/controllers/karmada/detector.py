@@ -132,7 +132,7 @@ _SKIPPED_NAMESPACES = re.compile(r"^kube-.*$")
 
 def is_template_kind(info: KindInfo) -> bool:
     """Whether the detector propagates objects of the kind (gvrDisabled, negated)."""
-    return not (
+    return info.stored and not (
         info.group in _SKIPPED_GROUPS
         or info.group.endswith(_SKIPPED_GROUP_SUFFIX)
         or info.api_version in _SKIPPED_GROUP_VERSIONS

@@ -1,0 +1,176 @@
+"""Who a request is, as kube-apiserver's authenticators decide: an x509 client certificate
+(CN the user, O its groups), a bearer token from --token-auth-file or a bootstrap token
+Secret, else anonymous when allowed, else 401.
+
+The TLS layer has verified the certificate against the client CA before a request is
+read: here its subject is only read.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import hmac
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fleetwarden.api.authentication import ANONYMOUS, UNAUTHENTICATED, UserInfo
+from fleetwarden.api.errors import Unauthorized
+from fleetwarden.api.meta import parse_time
+
+# A certificate's subject as ssl.SSLSocket.getpeercert() gives it: RDNs of (name, value).
+PeerCertificate = Mapping[str, Any]
+# A Secret of kube-system by name, or None.
+SecretLookup = Callable[[str], Mapping[str, Any] | None]
+Now = Callable[[], datetime]
+
+# Bootstrap tokens (k8s.io/cluster-bootstrap): `<id>.<secret>`, kept in kube-system.
+BOOTSTRAP_TOKEN_RE = re.compile(r"^([a-z0-9]{6})\.([a-z0-9]{16})$")
+BOOTSTRAP_SECRET_PREFIX = "bootstrap-token-"
+BOOTSTRAP_SECRET_TYPE = "bootstrap.kubernetes.io/token"
+BOOTSTRAP_USER_PREFIX = "system:bootstrap:"
+BOOTSTRAPPERS_GROUP = "system:bootstrappers"
+_EXTRA_GROUP_RE = re.compile(r"^system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]$")
+
+
+class TokenFileError(ValueError):
+    """A --token-auth-file that cannot be read, worded as kube-apiserver words it."""
+
+
+def load_token_file(path: str | Path) -> dict[str, UserInfo]:
+    """tokenfile.NewCSV: `token,user,uid[,"group1,group2"]` per line; blank tokens skipped."""
+    tokens: dict[str, UserInfo] = {}
+    try:
+        with open(path, newline="") as file:
+            rows = list(csv.reader(file, skipinitialspace=True))
+    except (OSError, csv.Error) as exc:
+        raise TokenFileError(f"token file {str(path)!r}: {exc}") from None
+    for record in rows:
+        if not record or not record[0]:
+            continue
+        if len(record) < 3:
+            raise TokenFileError(
+                f"token file '{path}' must have at least 3 columns (token, user name, user "
+                f"uid), found {len(record)}"
+            )
+        groups = record[3].split(",") if len(record) >= 4 else []
+        tokens[record[0]] = UserInfo.of(record[1], [g for g in groups if g], record[2])
+    return tokens
+
+
+class BootstrapTokens:
+    """The bootstrap token authenticator: a token names its Secret; the Secret must be of
+    the bootstrap type, hold the same secret, allow authentication and not have expired."""
+
+    def __init__(self, secret: SecretLookup, now: Now) -> None:
+        self._secret, self._now = secret, now
+
+    def authenticate(self, token: str) -> UserInfo | None:
+        """The token's user; None when it is no bootstrap token or not a valid one."""
+        match = BOOTSTRAP_TOKEN_RE.match(token)
+        if match is None:
+            return None
+        token_id, token_secret = match.groups()
+        secret = self._secret(BOOTSTRAP_SECRET_PREFIX + token_id)
+        if secret is None or secret.get("type") != BOOTSTRAP_SECRET_TYPE:
+            return None
+        if (secret.get("metadata") or {}).get("deletionTimestamp"):
+            return None
+        data = _secret_data(secret)
+        if not hmac.compare_digest(data.get("token-secret", ""), token_secret):
+            return None
+        if data.get("token-id") != token_id or _expired(data.get("expiration"), self._now()):
+            return None
+        if data.get("usage-bootstrap-authentication") != "true":
+            return None
+        extra = [g.strip() for g in data.get("auth-extra-groups", "").split(",") if g.strip()]
+        if not all(_EXTRA_GROUP_RE.match(g) for g in extra):
+            return None
+        return UserInfo.of(BOOTSTRAP_USER_PREFIX + token_id, [BOOTSTRAPPERS_GROUP, *extra])
+
+
+def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
+    """A Secret's data decoded (values that are not base64 UTF-8 text are left out)."""
+    decoded = {}
+    for key, value in (secret.get("data") or {}).items():
+        try:
+            decoded[key] = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError, TypeError, ValueError):
+            continue
+    return decoded
+
+
+def _expired(expiration: str | None, now: datetime) -> bool:
+    if not expiration:
+        return False
+    try:
+        return parse_time(expiration) <= now
+    except ValueError:
+        return True  # an expiration nobody can read is no promise
+
+
+class Authenticator:
+    """The union of authenticators: a client certificate, then a bearer token; without any
+    credentials, anonymous (when allowed). With `default`, every request is that user,
+    whatever credentials it carries: the old insecure port's rule."""
+
+    def __init__(
+        self,
+        *,
+        tokens: Mapping[str, UserInfo] | None = None,
+        bootstrap: BootstrapTokens | None = None,
+        anonymous: bool = False,
+        default: UserInfo | None = None,
+    ) -> None:
+        self.tokens = dict(tokens or {})
+        self.bootstrap = bootstrap
+        self.anonymous = anonymous
+        self.default = default
+
+    def authenticate(
+        self, certificate: PeerCertificate | None, authorization: str | None
+    ) -> UserInfo:
+        """The request's user, with system:authenticated; raises Unauthorized."""
+        if self.default is not None:
+            return self.default
+        if certificate:
+            return certificate_user(certificate).authenticated()
+        if authorization:
+            return self._token_user(authorization).authenticated()
+        if self.anonymous:
+            return UserInfo(ANONYMOUS, (UNAUTHENTICATED,))
+        raise Unauthorized()
+
+    def _token_user(self, authorization: str) -> UserInfo:
+        scheme, _, token = authorization.strip().partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise Unauthorized()
+        user = self.tokens.get(token)
+        if user is None and self.bootstrap is not None:
+            user = self.bootstrap.authenticate(token)
+        if user is None:
+            raise Unauthorized()
+        return user
+
+
+def certificate_user(certificate: PeerCertificate) -> UserInfo:
+    """x509.CommonNameUserConversion: the subject's CN is the user, each O a group."""
+    names = _subject(certificate)
+    common_names = names.get("commonName", [])
+    if not common_names or not common_names[0]:
+        raise Unauthorized()
+    return UserInfo.of(common_names[0], names.get("organizationName", []))
+
+
+def _subject(certificate: PeerCertificate) -> dict[str, list[str]]:
+    names: dict[str, list[str]] = {}
+    rdns: Sequence[Sequence[tuple[str, str]]] = certificate.get("subject") or ()
+    for rdn in rdns:
+        for name, value in rdn:
+            names.setdefault(name, []).append(value)
+    return names

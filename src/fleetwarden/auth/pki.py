@@ -1,0 +1,231 @@
+"""The hub's certificates: a CA, the serving certificate, client certificates (CN the user,
+O its groups) and CertificateSigningRequests signed by the CA, as kube-apiserver's and
+kube-controller-manager's signers make them. ECDSA P-256 keys throughout: every client
+fleetwarden supports (kubectl, client-go, the Python client, Node's TLS) takes them, and
+their handshakes are cheaper than RSA's.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+PrivateKey = ec.EllipticCurvePrivateKey
+CA_VALIDITY = timedelta(days=3650)
+# kube-controller-manager's --cluster-signing-duration default, and kubeadm's for certs.
+CERT_VALIDITY = timedelta(days=365)
+# The signer backdates NotBefore, so a client whose clock is a little behind accepts it.
+BACKDATE = timedelta(minutes=5)
+LOCAL_SANS = ("127.0.0.1", "::1", "localhost")
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    certificate: x509.Certificate
+    key: PrivateKey
+
+    def certificate_pem(self) -> bytes:
+        return self.certificate.public_bytes(serialization.Encoding.PEM)
+
+    def key_pem(self) -> bytes:
+        return self.key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+
+    def write(self, cert_file: Path, key_file: Path) -> None:
+        write_private(cert_file, self.certificate_pem())
+        write_private(key_file, self.key_pem())
+
+    @classmethod
+    def read(cls, cert_file: Path, key_file: Path) -> KeyPair:
+        certificate = x509.load_pem_x509_certificate(cert_file.read_bytes())
+        key = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
+        if not isinstance(key, ec.EllipticCurvePrivateKey):
+            raise ValueError(f"{key_file}: not an ECDSA private key")
+        return cls(certificate, key)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a file only its owner may read, created so from the start."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
+    path.chmod(0o600)
+
+
+def new_key() -> PrivateKey:
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def new_ca(common_name: str, now: datetime) -> KeyPair:
+    key = new_key()
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    certificate = (
+        _builder(name, name, key.public_key(), now - BACKDATE, now + CA_VALIDITY)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(_key_usage(cert_sign=True), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
+        .sign(key, hashes.SHA256())
+    )
+    return KeyPair(certificate, key)
+
+
+def serving_certificate(ca: KeyPair, sans: Iterable[str], now: datetime) -> KeyPair:
+    """A server certificate for these names and addresses (and the loopback ones)."""
+    key = new_key()
+    names = list(dict.fromkeys([*LOCAL_SANS, *sans]))
+    subject = _subject("fleetwarden-apiserver", [])
+    usages = [ExtendedKeyUsageOID.SERVER_AUTH]
+    certificate = _issue(
+        ca, key.public_key(), subject, usages, now, now + CERT_VALIDITY, sans=names
+    )
+    return KeyPair(certificate, key)
+
+
+def client_certificate(ca: KeyPair, user: str, groups: Sequence[str], now: datetime) -> KeyPair:
+    key = new_key()
+    certificate = _issue(
+        ca, key.public_key(), _subject(user, groups), [ExtendedKeyUsageOID.CLIENT_AUTH],
+        now, now + CERT_VALIDITY,
+    )  # fmt: skip
+    return KeyPair(certificate, key)
+
+
+@dataclass(frozen=True)
+class CertificateRequest:
+    """What a PEM CERTIFICATE REQUEST asks for."""
+
+    common_name: str
+    organizations: tuple[str, ...]
+    request: x509.CertificateSigningRequest
+
+
+def new_certificate_request(key: PrivateKey, user: str, groups: Sequence[str]) -> bytes:
+    """A PEM CERTIFICATE REQUEST for a client certificate of this user and groups."""
+    request = (
+        x509.CertificateSigningRequestBuilder()
+        .subject_name(_subject(user, groups))
+        .sign(key, hashes.SHA256())
+    )
+    return request.public_bytes(serialization.Encoding.PEM)
+
+
+def parse_certificate_request(pem: bytes) -> CertificateRequest:
+    """The request, its signature checked; ValueError when it is none."""
+    try:
+        request = x509.load_pem_x509_csr(pem)
+        valid = request.is_signature_valid
+    except (ValueError, TypeError, InvalidSignature) as exc:
+        raise ValueError(str(exc) or "not a certificate request") from None
+    if not valid:
+        raise ValueError("the certificate request's signature is invalid")
+    subject = request.subject
+    common_names = subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    organizations = subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)
+    return CertificateRequest(
+        str(common_names[0].value) if common_names else "",
+        tuple(str(o.value) for o in organizations),
+        request,
+    )
+
+
+def sign_request(
+    ca: KeyPair, request: CertificateRequest, now: datetime, duration: timedelta
+) -> bytes:
+    """A client certificate for the request, valid from BACKDATE ago for `duration`, and
+    never beyond the CA's own expiry; PEM."""
+    not_after = min(now + duration, ca.certificate.not_valid_after_utc)
+    certificate = _issue(
+        ca, request.request.public_key(), request.request.subject,
+        [ExtendedKeyUsageOID.CLIENT_AUTH], now, not_after,
+    )  # fmt: skip
+    return certificate.public_bytes(serialization.Encoding.PEM)
+
+
+def load_certificates(pem: bytes) -> list[x509.Certificate]:
+    return x509.load_pem_x509_certificates(pem)
+
+
+def _subject(user: str, groups: Sequence[str]) -> x509.Name:
+    attributes = [x509.NameAttribute(NameOID.ORGANIZATION_NAME, group) for group in groups]
+    return x509.Name([*attributes, x509.NameAttribute(NameOID.COMMON_NAME, user)])
+
+
+def _issue(
+    ca: KeyPair,
+    public_key: object,
+    subject: x509.Name,
+    usages: list[x509.ObjectIdentifier],
+    now: datetime,
+    not_after: datetime,
+    *,
+    sans: Sequence[str] = (),
+) -> x509.Certificate:
+    if not isinstance(public_key, ec.EllipticCurvePublicKey | rsa.RSAPublicKey):
+        raise ValueError("the request's public key is neither ECDSA nor RSA")
+    builder = (
+        _builder(subject, ca.certificate.subject, public_key, now - BACKDATE, not_after)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(_key_usage(cert_sign=False), critical=True)
+        .add_extension(x509.ExtendedKeyUsage(usages), critical=False)
+        .add_extension(
+            x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.key.public_key()), False
+        )
+    )
+    if sans:
+        builder = builder.add_extension(x509.SubjectAlternativeName(_general_names(sans)), False)
+    return builder.sign(ca.key, hashes.SHA256())
+
+
+def _builder(
+    subject: x509.Name,
+    issuer: x509.Name,
+    public_key: object,
+    not_before: datetime,
+    not_after: datetime,
+) -> x509.CertificateBuilder:
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)  # type: ignore[arg-type]  # checked by the caller
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before.astimezone(UTC))
+        .not_valid_after(not_after.astimezone(UTC))
+    )
+
+
+def _key_usage(*, cert_sign: bool) -> x509.KeyUsage:
+    return x509.KeyUsage(
+        digital_signature=True,
+        content_commitment=False,
+        key_encipherment=True,
+        data_encipherment=False,
+        key_agreement=False,
+        key_cert_sign=cert_sign,
+        crl_sign=False,
+        encipher_only=False,
+        decipher_only=False,
+    )
+
+
+def _general_names(sans: Sequence[str]) -> list[x509.GeneralName]:
+    names: list[x509.GeneralName] = []
+    for san in sans:
+        try:
+            names.append(x509.IPAddress(ipaddress.ip_address(san)))
+        except ValueError:
+            names.append(x509.DNSName(san))
+    return names

@@ -1,0 +1,242 @@
+"""The RBAC authorizer, as kube-apiserver's: a request is allowed when a ClusterRoleBinding,
+or a RoleBinding in the request's namespace, binds a rule that allows it to the user or
+one of the user's groups; members of system:masters are allowed everything first (the
+privileged-groups authorizer before RBAC).
+
+The authorizer keeps its own index of the Roles, ClusterRoles and bindings it is fed
+(`observe`), by subject, and caches its decisions until the next change: the cache is
+replaced whole on a change, and a decision made from the older index lands in the older
+cache, so a reader never needs the lock.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from fleetwarden.api import rbac
+from fleetwarden.api.authentication import SYSTEM_MASTERS, UserInfo, service_account_user
+from fleetwarden.api.authorization import Attributes, Decision
+from fleetwarden.api.errors import aggregate
+from fleetwarden.api.rbac import PolicyRule, Subject
+from fleetwarden.semantics.rbac import Rule, compile_rules
+
+# A cached decision per distinct request; past this many the cache starts again.
+CACHE_SIZE = 65_536
+
+_COLLECTIONS = {f"{info.group}/{info.plural}": info.kind for info in rbac.KINDS}
+# A subject as a user matches it: ("User", name) or ("Group", name).
+_SubjectKey = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class _Role:
+    rules: tuple[PolicyRule, ...]
+    compiled: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class _Binding:
+    kind: str  # RoleBinding or ClusterRoleBinding
+    name: str
+    namespace: str
+    role_kind: str
+    role_name: str
+    subjects: tuple[Subject, ...]
+
+    def describe(self, subject: Subject) -> str:
+        """The allow reason's words: `ClusterRoleBinding "x" of ClusterRole "y" to User "z"`."""
+        name = f"{self.name}/{self.namespace}" if self.namespace else self.name
+        return (
+            f"{self.kind} {json.dumps(name)} of {self.role_kind} {json.dumps(self.role_name)} "
+            f"to {_describe_subject(subject, self.namespace)}"
+        )
+
+
+class RBAC:
+    """The authorizer; see the module docstring. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cluster_roles: dict[str, _Role] = {}
+        self._roles: dict[tuple[str, str], _Role] = {}
+        self._bindings: dict[tuple[str, str, str], _Binding] = {}  # (kind, namespace, name)
+        # Binding keys by the subject they name: cluster-wide, and per namespace.
+        self._cluster_index: dict[_SubjectKey, set[tuple[str, str, str]]] = {}
+        self._namespace_index: dict[tuple[str, _SubjectKey], set[tuple[str, str, str]]] = {}
+        self._cache: dict[Attributes, Decision] = {}
+        # The resourceVersion of each object last taken, deleted ones too: a list read
+        # while events arrive must not put back an older state.
+        self._versions: dict[tuple[str, str, str], int] = {}
+
+    # feeding -----------------------------------------------------------------------------
+
+    def observe(self, collection: str, obj: Mapping[str, Any], deleted: bool = False) -> None:
+        """Take a stored object's change; objects of other collections are ignored."""
+        kind = _COLLECTIONS.get(collection)
+        if kind is None:
+            return
+        meta = obj.get("metadata") or {}
+        name, namespace = str(meta.get("name", "")), str(meta.get("namespace") or "")
+        version = int(meta.get("resourceVersion") or 0)
+        with self._lock:
+            if version < self._versions.get((kind, namespace, name), 0):
+                return
+            self._versions[(kind, namespace, name)] = version
+            self._forget(kind, namespace, name)
+            if not deleted:
+                self._learn(kind, namespace, name, obj)
+            self._cache = {}
+
+    def _forget(self, kind: str, namespace: str, name: str) -> None:
+        if kind == rbac.CLUSTER_ROLE:
+            self._cluster_roles.pop(name, None)
+        elif kind == rbac.ROLE:
+            self._roles.pop((namespace, name), None)
+        else:
+            binding = self._bindings.pop((kind, namespace, name), None)
+            if binding is not None:
+                for key in _subject_keys(binding):
+                    self._index_of(binding, key).discard((kind, namespace, name))
+
+    def _learn(self, kind: str, namespace: str, name: str, obj: Mapping[str, Any]) -> None:
+        if kind in (rbac.CLUSTER_ROLE, rbac.ROLE):
+            rules = tuple(_valid_rules(obj.get("rules")))
+            role = _Role(rules, compile_rules(rules))
+            if kind == rbac.CLUSTER_ROLE:
+                self._cluster_roles[name] = role
+            else:
+                self._roles[(namespace, name)] = role
+            return
+        ref = obj.get("roleRef") or {}
+        subjects = tuple(_valid(Subject, obj.get("subjects")))
+        binding = _Binding(
+            kind, name, namespace, str(ref.get("kind", "")), str(ref.get("name", "")), subjects
+        )
+        self._bindings[(kind, namespace, name)] = binding
+        for key in _subject_keys(binding):
+            self._index_of(binding, key).add((kind, namespace, name))
+
+    def _index_of(self, binding: _Binding, key: _SubjectKey) -> set[tuple[str, str, str]]:
+        if binding.kind == "ClusterRoleBinding":
+            return self._cluster_index.setdefault(key, set())
+        return self._namespace_index.setdefault((binding.namespace, key), set())
+
+    # deciding ----------------------------------------------------------------------------
+
+    def authorize(self, attributes: Attributes) -> Decision:
+        cache = self._cache
+        decision = cache.get(attributes)
+        if decision is None:
+            decision = self._decide(attributes)
+            if len(cache) >= CACHE_SIZE:
+                cache.clear()
+            cache[attributes] = decision
+        return decision
+
+    def _decide(self, attributes: Attributes) -> Decision:
+        user = attributes.user
+        if SYSTEM_MASTERS in user.groups:
+            return Decision(True)
+        errors: list[str] = []
+        with self._lock:
+            for binding, subject, role in self._applicable(user, attributes.namespace, errors):
+                if any(rule.allows(attributes) for rule in role.compiled):
+                    return Decision(True, f"RBAC: allowed by {binding.describe(subject)}")
+        return Decision(False, f"RBAC: {aggregate(errors)}" if errors else "")
+
+    def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]:
+        """RulesFor: every rule bound to the user cluster-wide and in the namespace."""
+        with self._lock:
+            return [
+                rule for _, _, role in self._applicable(user, namespace, []) for rule in role.rules
+            ]
+
+    def _applicable(
+        self, user: UserInfo, namespace: str, errors: list[str]
+    ) -> Iterable[tuple[_Binding, Subject, _Role]]:
+        """(binding, the subject that names the user, its role) for each binding that
+        applies: ClusterRoleBindings first, then the namespace's RoleBindings, each by
+        name. A binding whose role is missing adds an error instead."""
+        keys = [(rbac.USER, user.name), *((rbac.GROUP_KIND, g) for g in user.groups)]
+        cluster = {k for key in keys for k in self._cluster_index.get(key, ())}
+        local = (
+            {k for key in keys for k in self._namespace_index.get((namespace, key), ())}
+            if namespace
+            else set()
+        )
+        for key in [*sorted(cluster), *sorted(local)]:
+            binding = self._bindings[key]
+            subject = next(s for s in binding.subjects if _applies(s, user, binding.namespace))
+            role = self._role_of(binding)
+            if role is None:
+                errors.append(_missing_role(binding))
+            else:
+                yield binding, subject, role
+
+    def _role_of(self, binding: _Binding) -> _Role | None:
+        if binding.role_kind == rbac.CLUSTER_ROLE:
+            return self._cluster_roles.get(binding.role_name)
+        if binding.role_kind == rbac.ROLE and binding.namespace:
+            return self._roles.get((binding.namespace, binding.role_name))
+        return None
+
+
+_M = TypeVar("_M", PolicyRule, Subject)
+
+
+def _valid(model: type[_M], items: Any) -> Iterator[_M]:
+    """The items that are what they should be; one stored before validation said what
+    that is grants nothing rather than failing every decision."""
+    for item in items if isinstance(items, list) else ():
+        try:
+            yield model.model_validate(item)
+        except ValidationError:
+            continue
+
+
+def _valid_rules(items: Any) -> Iterator[PolicyRule]:
+    return _valid(PolicyRule, items)
+
+
+def _subject_keys(binding: _Binding) -> set[_SubjectKey]:
+    """The keys the binding is found by: a User or Group by its name, a ServiceAccount by
+    the user name it authenticates as."""
+    keys: set[_SubjectKey] = set()
+    for subject in binding.subjects:
+        if subject.kind in (rbac.USER, rbac.GROUP_KIND):
+            keys.add((subject.kind, subject.name))
+        elif subject.kind == rbac.SERVICE_ACCOUNT:
+            namespace = subject.namespace or binding.namespace
+            if namespace:
+                keys.add((rbac.USER, service_account_user(namespace, subject.name)))
+    return keys
+
+
+def _applies(subject: Subject, user: UserInfo, binding_namespace: str) -> bool:
+    """appliesToUser."""
+    if subject.kind == rbac.USER:
+        return subject.name == user.name
+    if subject.kind == rbac.GROUP_KIND:
+        return subject.name in user.groups
+    if subject.kind == rbac.SERVICE_ACCOUNT:
+        namespace = subject.namespace or binding_namespace
+        return bool(namespace) and user.name == service_account_user(namespace, subject.name)
+    return False
+
+
+def _describe_subject(subject: Subject, binding_namespace: str) -> str:
+    name = subject.name
+    if subject.kind == rbac.SERVICE_ACCOUNT:
+        name = f"{name}/{subject.namespace or binding_namespace}"
+    return f"{subject.kind} {json.dumps(name)}"
+
+
+def _missing_role(binding: _Binding) -> str:
+    resource = "clusterrole" if binding.role_kind == rbac.CLUSTER_ROLE else "role"
+    return f'{resource}.rbac.authorization.k8s.io "{binding.role_name}" not found'

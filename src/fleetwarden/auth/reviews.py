@@ -1,0 +1,132 @@
+"""The access reviews: authorization.k8s.io's SubjectAccessReview, LocalSubjectAccessReview,
+SelfSubjectAccessReview and SelfSubjectRulesReview, and authentication.k8s.io's
+SelfSubjectReview. Each is created and answered at once, never stored: `kubectl auth
+can-i` (and `--list`) and `kubectl auth whoami` ask them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fleetwarden.api import authentication, authorization
+from fleetwarden.api.authentication import UserInfo
+from fleetwarden.api.authorization import (
+    Attributes,
+    Authorizer,
+    NonResourceAttributes,
+    NonResourceRule,
+    ResourceAttributes,
+    ResourceRule,
+    SubjectAccessReview,
+    SubjectRulesReviewStatus,
+)
+from fleetwarden.api.errors import BadRequest, ErrorList, Invalid, Path
+from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.meta import Resource
+from fleetwarden.api.rbac import PolicyRule
+
+Obj = dict[str, Any]
+
+
+def answer(info: KindInfo, obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
+    """The review, with its status filled in; Invalid when it asks nothing answerable."""
+    if info == authentication.SELF_SUBJECT_REVIEW:
+        return _whoami(obj, user)
+    if info == authorization.SELF_SUBJECT_RULES_REVIEW:
+        return _rules(obj, user, authorizer)
+    spec = obj.spec  # type: ignore[attr-defined]
+    errors = _validate_access_review(info, obj)
+    if errors:
+        # The internal object has no kind yet: `.authorization.k8s.io "" is invalid: ...`.
+        raise Invalid("", info.group, "", errors)
+    subject = user
+    if isinstance(obj, SubjectAccessReview):
+        subject = UserInfo.of(spec.user or "", spec.groups or [], spec.uid or "", spec.extra or {})
+    decision = authorizer.authorize(_attributes(subject, spec))
+    status: dict[str, Any] = {"allowed": decision.allowed}
+    if decision.reason:
+        status["reason"] = decision.reason
+    return {**obj.to_dict(), "status": status}
+
+
+def _attributes(user: UserInfo, spec: Any) -> Attributes:
+    resource: ResourceAttributes | None = spec.resource_attributes
+    if resource is not None:
+        return Attributes(
+            user,
+            resource.verb or "",
+            resource.resource or "",
+            resource.group or "",
+            resource.namespace or "",
+            resource.name or "",
+            resource.subresource or "",
+            api_version=resource.version or "*",
+        )
+    path: NonResourceAttributes = spec.non_resource_attributes
+    return Attributes(user, path.verb or "", path=path.path or "", resource_request=False)
+
+
+def _validate_access_review(info: KindInfo, obj: Resource) -> ErrorList:
+    spec: Any = obj.spec  # type: ignore[attr-defined]
+    at = Path("spec")
+    resource, path = spec.resource_attributes, spec.non_resource_attributes
+    errors: ErrorList = []
+    if resource is None and path is None:
+        errors.append(
+            at.child("resourceAttributes").invalid(
+                None, "exactly one of nonResourceAttributes or resourceAttributes must be specified"
+            )
+        )
+    elif resource is not None and path is not None:
+        errors.append(
+            at.child("nonResourceAttributes").invalid(
+                path.to_dict(), "cannot be specified in combination with resourceAttributes"
+            )
+        )
+    if info == authorization.LOCAL_SUBJECT_ACCESS_REVIEW:
+        if path is not None:
+            errors.append(
+                at.child("nonResourceAttributes").invalid(
+                    path.to_dict(), "disallowed on this kind of request"
+                )
+            )
+        if resource is not None and (resource.namespace or "") != obj.namespace:
+            errors.append(
+                at.child("resourceAttributes", "namespace").invalid(
+                    resource.namespace or "", "must match metadata.namespace"
+                )
+            )
+    if isinstance(obj, SubjectAccessReview) and not spec.user and not spec.groups:
+        errors.append(
+            at.child("user").invalid("", "at least one of user or group must be specified")
+        )
+    return errors
+
+
+def _rules(obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
+    namespace = obj.spec.namespace or ""  # type: ignore[attr-defined]
+    if not namespace:
+        raise BadRequest("no namespace on request")
+    rules = authorizer.rules_for(user, namespace)
+    status = SubjectRulesReviewStatus(
+        resource_rules=[_resource_rule(r) for r in rules if r.resources or r.api_groups],
+        non_resource_rules=[
+            NonResourceRule(verbs=list(r.verbs), non_resource_urls=list(r.non_resource_urls))
+            for r in rules
+            if r.non_resource_urls
+        ],
+        incomplete=False,
+    )
+    return {**obj.to_dict(), "status": status.to_dict()}
+
+
+def _resource_rule(rule: PolicyRule) -> ResourceRule:
+    return ResourceRule(
+        verbs=list(rule.verbs),
+        api_groups=list(rule.api_groups or []),
+        resources=list(rule.resources or []),
+        resource_names=list(rule.resource_names or []) or None,
+    )
+
+
+def _whoami(obj: Resource, user: UserInfo) -> Obj:
+    return {**obj.to_dict(), "status": {"userInfo": user.to_wire()}}
