@@ -4,7 +4,8 @@
                                   [--events 300] [--rate 50]
 
 It starts `fleetwarden up` (its SQLite store in a temporary directory, every controller
-running, no members) and talks to it as any client would:
+running, no members) and talks to it as any client would, where and how the kubeconfig the
+hub writes says (its server; its CA, client certificate and key when it has them):
 
 - creates: ConfigMaps POSTed by `--clients` threads, each on its own keep-alive
   connection; every create is one admitted, committed SQLite transaction;
@@ -20,37 +21,87 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import ssl
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
+from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
 
-from fleetwarden.cli.up import fleetwarden_command
+from fleetwarden.cli.up import KUBECONFIG_FILE, fleetwarden_command
+from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
 
 CONFIGMAPS = "/api/v1/namespaces/{namespace}/configmaps"
+T = TypeVar("T")
 
 
-def start_hub(data_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
+@dataclass(frozen=True)
+class HubAccess:
+    """Where the hub serves and how to trust it and be known to it, all from the kubeconfig
+    it writes: its server, and certificate-authority-data, client-certificate-data and
+    client-key-data when it has them (plain HTTP without)."""
+
+    server: str
+    verify: ssl.SSLContext | bool
+
+    @classmethod
+    def read(cls, kubeconfig: Path) -> HubAccess:
+        config = load_kubeconfig(str(kubeconfig))
+        return cls(config.server, config.ssl_context())
+
+    def client(self) -> httpx.Client:
+        return httpx.Client(base_url=self.server, verify=self.verify)
+
+    def async_client(self, **options: Any) -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=self.server, verify=self.verify, **options)
+
+
+def start_hub(data_dir: Path) -> tuple[subprocess.Popen[bytes], HubAccess]:
     command = fleetwarden_command("up", "--port=0", f"--data-dir={data_dir}")
-    hub = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    kubeconfig = data_dir / "kubeconfig"
+    log = data_dir / "hub.log"
+    with log.open("wb") as output:
+        hub = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        access = wait_for(hub, log, lambda: _access(data_dir / KUBECONFIG_FILE))
+        wait_for(hub, log, lambda: _ready(access))
+    except BaseException:
+        hub.kill()
+        hub.wait()
+        raise
+    return hub, access
+
+
+def wait_for(hub: subprocess.Popen[bytes], log: Path, check: Callable[[], T | None]) -> T:
+    """The first result of `check` that is not None, while the hub runs (a minute at most)."""
     deadline = time.monotonic() + 60
-    while not kubeconfig.exists():
+    while (found := check()) is None:
         if time.monotonic() > deadline or hub.poll() is not None:
-            hub.kill()
-            raise SystemExit("the hub did not start")
+            raise SystemExit(f"the hub did not start; its log ends:\n{log.read_text()[-2000:]}")
         time.sleep(0.05)
-    server = next(
-        line.split()[-1] for line in kubeconfig.read_text().splitlines() if "server:" in line
-    )
-    while httpx.get(server + "/readyz").status_code != httpx.codes.OK:
-        time.sleep(0.05)
-    return hub, server
+    return found
+
+
+def _access(kubeconfig: Path) -> HubAccess | None:
+    """None until the hub has written its kubeconfig whole."""
+    try:
+        return HubAccess.read(kubeconfig) if kubeconfig.exists() else None
+    except KubeConfigError:
+        return None
+
+
+def _ready(access: HubAccess) -> bool | None:
+    try:
+        with access.client() as http:
+            return http.get("/readyz").status_code == httpx.codes.OK or None
+    except httpx.TransportError:
+        return None
 
 
 def configmap(name: str, namespace: str) -> dict[str, Any]:
@@ -62,42 +113,43 @@ def configmap(name: str, namespace: str) -> dict[str, Any]:
     }
 
 
-def create_namespace(server: str, name: str) -> None:
+def create_namespace(access: HubAccess, name: str) -> None:
     body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-    httpx.post(server + "/api/v1/namespaces", json=body).raise_for_status()
+    with access.client() as http:
+        http.post("/api/v1/namespaces", json=body).raise_for_status()
 
 
-def bench_creates(server: str, count: int, clients: int) -> None:
-    create_namespace(server, "creates")
-    url = server + CONFIGMAPS.format(namespace="creates")
+def bench_creates(access: HubAccess, count: int, clients: int, calibration: Calibration) -> None:
+    create_namespace(access, "creates")
+    url = CONFIGMAPS.format(namespace="creates")
     per_client = count // clients
 
     def run(offset: int) -> None:
-        with httpx.Client() as http:
+        with access.client() as http:
             for i in range(offset, offset + per_client):
                 http.post(url, json=configmap(f"cm-{i:06d}", "creates")).raise_for_status()
 
-    threads = [threading.Thread(target=run, args=(c * per_client,)) for c in range(clients)]
-    start = time.perf_counter()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    seconds = time.perf_counter() - start
+    with ThreadPoolExecutor(clients) as pool:
+        start = time.perf_counter()
+        runs = [pool.submit(run, c * per_client) for c in range(clients)]
+        for done in runs:
+            done.result()  # a failed create fails the bench
+        seconds = time.perf_counter() - start
     total = per_client * clients
-    print(
-        f"creates over HTTP: {total / seconds:>8,.0f}/s  "
-        f"({total:,} by {clients} clients in {seconds:.2f} s)"
-    )
+    figure = calibration.rate(total / seconds, "creates")
+    print(f"creates over HTTP: {figure}, {total:,} by {clients} clients in {seconds:.2f} s")
 
 
-async def bench_watch(server: str, watchers: int, events: int, rate: float) -> None:
-    create_namespace(server, "watched")
-    url = server + CONFIGMAPS.format(namespace="watched")
+async def bench_watch(
+    access: HubAccess, args: argparse.Namespace, calibration: Calibration
+) -> None:
+    create_namespace(access, "watched")
+    url = CONFIGMAPS.format(namespace="watched")
+    watchers, events, rate = args.watchers, args.events, args.rate
     sent: dict[str, float] = {}
     latencies: list[float] = []
     limits = httpx.Limits(max_connections=watchers + 10)
-    async with httpx.AsyncClient(timeout=None, limits=limits) as http:
+    async with access.async_client(timeout=None, limits=limits) as http:
         opened = [asyncio.Event() for _ in range(watchers)]
         tasks = [
             asyncio.create_task(_watch(http, url, events, sent, latencies, ready))
@@ -112,10 +164,12 @@ async def bench_watch(server: str, watchers: int, events: int, rate: float) -> N
             await asyncio.sleep(max(0.0, sent[name] + 1 / rate - time.perf_counter()))
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=60)
     latencies.sort()
-    p50 = statistics.median(latencies) * 1000
-    p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
+    p50 = statistics.median(latencies)
+    p99 = latencies[int(len(latencies) * 0.99) - 1]
     print(
-        f"watch delivery:    p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1] * 1000:.1f} ms"
+        f"watch delivery:    p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+        f"max {latencies[-1] * 1000:.1f} ms "
+        f"{calibration.beside(p99 / calibration.seconds, 'cal', 'p99')}"
         f"  ({len(latencies):,} deliveries: {events} events at {rate:g}/s to {watchers} watchers)"
     )
 
@@ -151,11 +205,13 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=300)
     parser.add_argument("--rate", type=float, default=50.0)
     args = parser.parse_args()
+    calibration = calibrate()
+    print(calibration)
     with tempfile.TemporaryDirectory() as tmp:
-        hub, server = start_hub(Path(tmp))
+        hub, access = start_hub(Path(tmp))
         try:
-            bench_creates(server, args.creates, args.clients)
-            asyncio.run(bench_watch(server, args.watchers, args.events, args.rate))
+            bench_creates(access, args.creates, args.clients, calibration)
+            asyncio.run(bench_watch(access, args, calibration))
         finally:
             hub.terminate()
             hub.wait(30)

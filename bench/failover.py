@@ -39,6 +39,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
 from schedule import (  # bench/schedule.py, next to this file
     cluster_propagation_policy,
     open_store,
@@ -198,7 +199,9 @@ class Tally:
 _DETAILED = {collection_of(BINDING), collection_of(WORK)}
 
 
-def build(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> None:
+def build(
+    store: CoreStore, clock: VirtualClock, args: argparse.Namespace, calibration: Calibration
+) -> None:
     settings = Settings.from_flags(SETTINGS)
     chain = default_chain()
     names = [cluster_name(i) for i in range(args.clusters)]
@@ -295,17 +298,20 @@ def build(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> No
         tasks = sum(bool(b["spec"].get("gracefulEvictionTasks")) for b in store.list(BINDING).items)
         print(f"failed over: {len(affected) - left:,}/{len(affected):,} bindings"
               f"{'' if not left else f' ({left} NOT)'}; eviction tasks left: {tasks}")  # fmt: skip
-        print(f"wall time: {wall:.2f} s; virtual time: {virtual:.3f} s")
+        print(f"wall time: {calibration.duration(wall)}; virtual time: {virtual:.3f} s")
         report_writes(store, tally, writes, affected, failed_names, len(failed))
         print("  wall time by controller (a reconcile's own writes and what they set off in")
         print("  the informers' handlers included):")
-        print(f"    {fault_seconds:7.2f} s  the fault: 100 taint writes and their handlers")
+        print(f"    {fault_seconds:7.2f} s  the fault: {len(failed)} taint writes, their handlers")
         for name, (seconds, count) in clocks.by_seconds():
             print(f"    {seconds:7.2f} s  {name} ({count:,} reconciles)")
         if profiler is not None:
             pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime")).print_stats(
                 int(os.environ.get("ROWS", "45"))
             )
+        if not affected or left or tasks:
+            raise SystemExit("error: no binding failed over, or not every one; the figures above "
+                             "measure a broken run")  # fmt: skip
 
 
 _HOUR = timedelta(hours=1)
@@ -381,10 +387,12 @@ def main(argv: Iterator[str] | None = None) -> None:
     args = parser.parse_args(list(argv) if argv is not None else None)
     print(f"{args.clusters:,} clusters, {args.policies} policies, {args.workloads:,} "
           f"Deployments, {args.failed} clusters failing; {args.store} store")  # fmt: skip
+    calibration = calibrate()
+    print(calibration)
     clock = VirtualClock()
     with tempfile.TemporaryDirectory() as workdir:
         store = open_store(args.store, clock, Path(workdir))
-        build(store, clock, args)
+        build(store, clock, args, calibration)
         store.close()
 
 

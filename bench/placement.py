@@ -46,8 +46,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
 from failover import ReconcileClocks  # bench/failover.py, next to this file
-from schedule import open_store, timed  # bench/schedule.py, next to this file
+from schedule import has_condition, open_store, timed  # bench/schedule.py, next to this file
 
 from fleetwarden.api.meta import format_time
 from fleetwarden.api.ocm.placement import PLACEMENT_LABEL
@@ -375,22 +376,26 @@ def taint(hub: Hub, cluster: int) -> float:
     return timed("taint the cluster", update) + timed("re-evaluate (settle)", hub.driver.settle)
 
 
-def run(hub: Hub, args: argparse.Namespace, profiler: cProfile.Profile | None) -> None:
+def run(
+    hub: Hub, args: argparse.Namespace, profiler: cProfile.Profile | None, calibration: Calibration
+) -> None:
     timed("setup: sets, bindings, clusters registered, scores (settle)",
           lambda: register(hub, args.clusters))  # fmt: skip
     check_setup(hub, args.clusters)
     phase(hub, "(1) schedule every Placement")
     wall = measured(profiler, lambda: schedule_all(hub, args.placements))
-    report_schedule(hub, args.placements, wall)
+    problems = [report_schedule(hub, args.placements, wall, calibration)]
 
     tainted = args.tainted
     phase(hub, f"(2) {cluster_name(tainted)} gets a NoSelect taint")
     before = naming(hub, cluster_name(tainted))
     wall = measured(profiler, lambda: taint(hub, tainted))
-    report_taint(hub, tainted, args.placements, wall, before)
+    problems.append(report_taint(hub, tainted, args.placements, wall, before, calibration))
     if profiler is not None:
         stats = pstats.Stats(profiler).sort_stats(os.environ.get("SORT", "tottime"))
         stats.print_stats(int(os.environ.get("ROWS", "40")))
+    if found := "; ".join(p for p in problems if p):
+        raise SystemExit(f"error: {found}; the figures above measure a broken run")
 
 
 def measured(profiler: cProfile.Profile | None, action: Callable[[], float]) -> float:
@@ -408,29 +413,27 @@ def phase(hub: Hub, title: str) -> None:
 
 def check_setup(hub: Hub, clusters: int) -> None:
     items = hub.store.list(MANAGED_CLUSTER).items
-    accepted = sum(_has(c, "HubAcceptedManagedCluster") for c in items)
+    accepted = sum(has_condition(c, "HubAcceptedManagedCluster") for c in items)
     bindings = hub.store.list(MANAGED_CLUSTER_SET_BINDING).items
-    bound = sum(_has(b, "Bound") for b in bindings)
+    bound = sum(has_condition(b, "Bound") for b in bindings)
     print(f"  clusters: {len(items):,} ({accepted:,} accepted) of {clusters:,}; "
           f"bindings: {len(bindings)} ({bound} Bound)")  # fmt: skip
 
 
-def _has(obj: dict[str, Any], type_: str, status: str = "True") -> bool:
-    conditions = (obj.get("status") or {}).get("conditions") or []
-    return any(c["type"] == type_ and c["status"] == status for c in conditions)
-
-
-def report_schedule(hub: Hub, placements: int, wall: float) -> None:
+def report_schedule(hub: Hub, placements: int, wall: float, calibration: Calibration) -> str | None:
+    """The figures of (1); what went wrong, if something did."""
     items = hub.store.list(PLACEMENT).items
     written = sum(bool((p.get("status") or {}).get("decisionGroups")) for p in items)
-    satisfied = sum(_has(p, "PlacementSatisfied") for p in items)
+    satisfied = sum(has_condition(p, "PlacementSatisfied") for p in items)
     decisions = hub.store.list(PLACEMENT_DECISION).items
     chosen = sum(len((d.get("status") or {}).get("decisions") or []) for d in decisions)
     print(f"  Placements with decisions written: {written:,}/{placements:,} "
           f"({satisfied:,} Satisfied); PlacementDecisions: {len(decisions):,}, "
           f"naming {chosen:,} clusters")  # fmt: skip
     report_work(hub)
-    print(f"wall time (1): {wall:.2f} s, {placements / wall:,.0f} Placements/s")
+    print(f"wall time (1): {calibration.duration(wall)}")
+    print(f"throughput (1): {calibration.rate(placements / wall, 'Placements')}")
+    return None if written == placements else f"{placements - written:,} Placements undecided"
 
 
 def naming(hub: Hub, cluster: str) -> set[str]:
@@ -442,7 +445,10 @@ def naming(hub: Hub, cluster: str) -> set[str]:
     }
 
 
-def report_taint(hub: Hub, tainted: int, placements: int, wall: float, before: set[str]) -> None:
+def report_taint(
+    hub: Hub, tainted: int, placements: int, wall: float, before: set[str], calibration: Calibration
+) -> str | None:
+    """The figures of (2); what went wrong, if something did."""
     seen = seeing(tainted, placements)
     reconciled = set(hub.reconciled)
     name = cluster_name(tainted)
@@ -452,11 +458,13 @@ def report_taint(hub: Hub, tainted: int, placements: int, wall: float, before: s
           f"re-evaluated: {len(reconciled):,} ({sum(hub.reconciled.values()):,} reconciles); "
           f"re-evaluated without seeing it: {len(reconciled - seen)}, seeing it but not "
           f"re-evaluated: {len(seen - reconciled)}")  # fmt: skip
+    obeyed = still <= tolerating and before & tolerating <= still
     print(f"  Placements whose decisions name it: {len(before)} before, {len(still)} after; "
           f"all of those after tolerate the taint: {still <= tolerating}; every one before "
           f"that tolerates it kept it: {before & tolerating <= still}")  # fmt: skip
     report_work(hub)
-    print(f"wall time (2): {wall:.3f} s")
+    print(f"wall time (2): {calibration.duration(wall)}")
+    return None if obeyed else f"the taint on {name} was not obeyed"
 
 
 def _key(p: int) -> str:
@@ -481,14 +489,18 @@ def main(argv: Iterator[str] | None = None) -> None:
     parser.add_argument("--tainted", type=int, default=1230, help="the cluster tainted in (2)")
     parser.add_argument("--profile", action="store_true", help="profile (1) and (2)")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    if not 0 <= args.tainted < args.clusters:
+        parser.error(f"--tainted {args.tainted}: there are clusters 0 to {args.clusters - 1}")
     print(f"{args.clusters:,} ManagedClusters, {args.placements:,} Placements; "
           f"{args.store} store")  # fmt: skip
+    calibration = calibrate()
+    print(calibration)
     clock = VirtualClock()
     with tempfile.TemporaryDirectory() as workdir:
         store = open_store(args.store, clock, Path(workdir))
         hub = build_hub(store, clock)
         with hub.driver:
-            run(hub, args, cProfile.Profile() if args.profile else None)
+            run(hub, args, cProfile.Profile() if args.profile else None, calibration)
         store.close()
 
 

@@ -7,15 +7,16 @@ Clusters carry labels (region, team, tier), regions and zones, and a few NoSched
 Policies mix Duplicated (spread by cluster, or by region), Divided by static weights, by
 dynamic weight (available replicas from each cluster's resource summary) and Aggregated;
 some tolerate the taints. Everything runs in the virtual-time driver; the figure is the wall
-time from the first creation to the moment nothing is left to do.
+time from the first creation to the moment nothing is left to do, beside the calibration
+(bench/calibration.py). A run that leaves a binding unscheduled exits with status 1: its
+figure would measure something else.
 
 Default: the scheduler alone. The 10,000 ResourceBindings are created as the detector would
 write them, and the clock stops when every one is scheduled. Aim: < 5 s with the memory store.
 
---pipeline: the whole hub instead. PropagationPolicies and Deployments are created (through
-admission) and hub_controllers() runs with simulated members; the clock stops when every
-binding is scheduled and every Work is written. This needs the detector and the binding
-controller wired into fleetwarden.hub.hub_controllers.
+--pipeline: the whole hub instead. ClusterPropagationPolicies and Deployments are created
+(through admission) and hub_controllers() runs with simulated members; the clock stops when
+every binding is scheduled and every Work is written.
 """
 
 from __future__ import annotations
@@ -30,15 +31,15 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from fleetwarden.api.karmada.work import ResourceBindingSpec, ResourceBindingStatus
+from calibration import calibrate  # bench/calibration.py, next to this file
+
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import VirtualClock
 from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.scheduling.karmada import GenericScheduler, Scheduler
-from fleetwarden.scheduling.karmada.framework import Snapshot
 from fleetwarden.scheduling.karmada.webster import Target
 from fleetwarden.store import MemoryStore, SqliteStore
 from fleetwarden.store.core import CoreStore
@@ -94,7 +95,7 @@ def cluster_doc(i: int, rng: random.Random) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def placement(p: int) -> dict[str, Any]:
+def placement(p: int, clusters: int) -> dict[str, Any]:
     """Policy p's placement: five kinds, over different slices of the fleet."""
     team = {"matchLabels": {"team": TEAMS[p % len(TEAMS)]}}
     kind = p % 5
@@ -114,7 +115,7 @@ def placement(p: int) -> dict[str, Any]:
             "replicaScheduling": {"replicaSchedulingType": "Duplicated"},
         }
     elif kind == 2:  # Divided by static weights over three named clusters
-        names = [f"cluster-{(p * 7 + k) % 1000:04d}" for k in range(3)]
+        names = [f"cluster-{(p * 7 + k) % clusters:04d}" for k in range(3)]
         result = {
             "clusterAffinity": {"clusterNames": names},
             "replicaScheduling": {
@@ -158,8 +159,8 @@ def placement(p: int) -> dict[str, Any]:
     return result
 
 
-def deployment(w: int, rng: random.Random) -> dict[str, Any]:
-    labels = {"app": f"app-{w:05d}", "policy": f"policy-{w % 100:03d}"}
+def deployment(w: int, policies: int, rng: random.Random) -> dict[str, Any]:
+    labels = {"app": f"app-{w:05d}", "policy": f"policy-{w % policies:03d}"}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -176,11 +177,11 @@ def deployment(w: int, rng: random.Random) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def binding(w: int, policies: int, rng: random.Random) -> dict[str, Any]:
+def binding(w: int, args: argparse.Namespace, rng: random.Random) -> dict[str, Any]:
     """The ResourceBinding the detector makes of Deployment w and its policy."""
-    template = deployment(w, rng)
+    template = deployment(w, args.policies, rng)
     meta = template["metadata"]
-    p = w % policies
+    p = w % args.policies
     return {
         "apiVersion": "work.karmada.io/v1alpha2",
         "kind": "ResourceBinding",
@@ -195,7 +196,7 @@ def binding(w: int, policies: int, rng: random.Random) -> dict[str, Any]:
                          "uid": f"uid-{w:05d}"},
             "replicas": template["spec"]["replicas"],
             "replicaRequirements": {"resourceRequest": REQUESTS},
-            "placement": placement(p),
+            "placement": placement(p, args.clusters),
             "schedulerName": "default-scheduler",
         },
     }  # fmt: skip
@@ -226,31 +227,33 @@ def timed(label: str, action: Callable[[], None]) -> float:
 
 
 class TimedScheduler(GenericScheduler):
-    """The scheduling passes alone (filter, score, select, assign), timed."""
+    """The scheduling passes alone (filter, score, select, assign), timed. The arguments
+    pass through untouched, so a change to the scheduler's signature cannot break this."""
 
     seconds = 0.0
 
-    def schedule(
-        self, spec: ResourceBindingSpec, status: ResourceBindingStatus, snapshot: Snapshot,
-        *, empty_workload_propagation: bool = False,
-    ) -> list[Target]:  # fmt: skip
+    def schedule(self, *args: Any, **kwargs: Any) -> list[Target]:
         started = time.perf_counter()
         try:
-            return super().schedule(
-                spec, status, snapshot, empty_workload_propagation=empty_workload_propagation
-            )
+            return super().schedule(*args, **kwargs)
         finally:
             self.seconds += time.perf_counter() - started
 
 
-def scheduler_alone(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> None:
+class Outcome(NamedTuple):
+    bindings: int
+    seconds: float
+    problem: str | None  # why the run is not the one meant, if it is not
+
+
+def scheduler_alone(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> Outcome:
     rng = random.Random(1)
     create_clusters(store, args.clusters, rng)
     manager = ControllerManager(store, clock, Settings())
     algorithm = TimedScheduler()
     manager.add(Scheduler(algorithm=algorithm).controller())
     with VirtualDriver(manager, max_rounds=100_000) as driver:
-        docs = [binding(w, args.policies, rng) for w in range(args.workloads)]
+        docs = [binding(w, args, rng) for w in range(args.workloads)]
 
         def create() -> None:
             for doc in docs:
@@ -260,23 +263,23 @@ def scheduler_alone(store: CoreStore, clock: VirtualClock, args: argparse.Namesp
     print(f"    of which scheduling passes: {algorithm.seconds:.2f} s; the rest is writing each "
           "result and status, two Events, and the informer decoding every write")  # fmt: skip
     bindings = store.list(BINDING).items
-    scheduled = [b for b in bindings if _scheduled(b)]
+    scheduled = [b for b in bindings if has_condition(b, "Scheduled")]
     failed = len(bindings) - len(scheduled)
     targets = sum(len(b["spec"].get("clusters") or []) for b in bindings)
     print(f"bindings scheduled: {len(scheduled):,}/{len(bindings):,} ({failed} not), "
           f"target clusters: {targets:,}")  # fmt: skip
-    print(f"wall time: {total:.2f} s, {len(bindings) / total:,.0f} bindings/s")
+    return Outcome(len(bindings), total, f"{failed:,} bindings not scheduled" if failed else None)
 
 
-def _scheduled(obj: dict[str, Any]) -> bool:
+def has_condition(obj: dict[str, Any], type_: str, status: str = "True") -> bool:
     conditions = (obj.get("status") or {}).get("conditions") or []
-    return any(c["type"] == "Scheduled" and c["status"] == "True" for c in conditions)
+    return any(c["type"] == type_ and c["status"] == status for c in conditions)
 
 
-# --- the whole hub: needs the detector and the binding controller in hub_controllers -----------
+# --- the whole hub: detector, scheduler, binding controller and the rest, members simulated ---
 
 
-def pipeline(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> None:
+def pipeline(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) -> Outcome:
     from fleetwarden.admission import default_chain
     from fleetwarden.hub import hub_controllers
     from fleetwarden.members.simulated import MemberState, SimulatedFleet
@@ -299,20 +302,21 @@ def pipeline(store: CoreStore, clock: VirtualClock, args: argparse.Namespace) ->
 
         def create() -> None:
             for p in range(args.policies):
-                admit(cluster_propagation_policy(p, placement(p)))
+                admit(cluster_propagation_policy(p, placement(p, args.clusters)))
             for w in range(args.workloads):
-                admit(deployment(w, rng))
+                admit(deployment(w, args.policies, rng))
 
         total = timed("create policies and Deployments", create)
         total += timed("propagate (settle)", driver.settle)
     bindings = store.list(BINDING).items
     expected = sum(len(b["spec"].get("clusters") or []) for b in bindings)
     works = len(store.list(WORK).items)
-    scheduled = sum(_scheduled(b) for b in bindings)
+    scheduled = sum(has_condition(b, "Scheduled") for b in bindings)
     print(f"bindings: {len(bindings):,} ({scheduled:,} scheduled), Work: {works:,}/{expected:,}")
-    if not bindings:
-        print("no ResourceBinding was made: hub_controllers() lacks the detector and scheduler")
-    print(f"wall time: {total:.2f} s, {len(bindings) / total:,.0f} bindings/s")
+    problem = None
+    if len(bindings) != args.workloads or scheduled != len(bindings) or works != expected:
+        problem = "not every Deployment was bound, scheduled and written to its Work"
+    return Outcome(len(bindings), total, problem)
 
 
 def cluster_propagation_policy(p: int, placement: dict[str, Any]) -> dict[str, Any]:
@@ -343,17 +347,23 @@ def main(argv: Iterator[str] | None = None) -> None:
     mode = "whole hub" if args.pipeline else "scheduler alone"
     print(f"{args.clusters:,} clusters, {args.policies} policies, {args.workloads:,} "
           f"Deployments; {mode}; {args.store} store")  # fmt: skip
+    calibration = calibrate()
+    print(calibration)
     clock = VirtualClock()
     with tempfile.TemporaryDirectory() as workdir:
         store = open_store(args.store, clock, Path(workdir))
         run = pipeline if args.pipeline else scheduler_alone
         if args.profile:
             profiler = cProfile.Profile()
-            profiler.runcall(run, store, clock, args)
+            outcome = profiler.runcall(run, store, clock, args)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
         else:
-            run(store, clock, args)
+            outcome = run(store, clock, args)
         store.close()
+    print(f"wall time: {calibration.duration(outcome.seconds)}")
+    print(f"throughput: {calibration.rate(outcome.bindings / outcome.seconds, 'bindings')}")
+    if outcome.problem:
+        raise SystemExit(f"error: {outcome.problem}; the figures above measure a broken run")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import random
 import time
 from collections.abc import Callable
 
+from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
+
 from fleetwarden.api.core import Taint, Toleration
 from fleetwarden.semantics.tolerations import (
     SCHEDULING_EFFECTS,
@@ -73,14 +75,17 @@ def fleet(size: int, seed: int = 1) -> list[list[Taint]]:
     return [list(rng.choices([t for _, t in MIX], weights)[0]) for _ in range(size)]
 
 
-def measure(name: str, one_pass: Callable[[], None], clusters: int, seconds: float) -> float:
+def measure(
+    name: str, one_pass: Callable[[], None], clusters: int, seconds: float, calibration: Calibration
+) -> float:
     passes, start = 0, time.perf_counter()
     while (elapsed := time.perf_counter() - start) < seconds:
         one_pass()
         passes += 1
     checks = passes * clusters
     per_second = checks / elapsed
-    print(f"{name:<28}{per_second:>14,.0f} checks/s  ({elapsed * 1e9 / checks:.0f} ns each)")
+    each = f"{elapsed * 1e9 / checks:.0f} ns each"
+    print(f"{name:<18}{calibration.rate(per_second, 'checks')}, {each}")
     return per_second
 
 
@@ -89,6 +94,8 @@ def main() -> None:
     parser.add_argument("--clusters", type=int, default=10_000)
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
+    calibration = calibrate()
+    print(calibration)
 
     taint_lists = fleet(args.clusters)
     keys = [cluster_taints(taints) for taints in taint_lists]  # kept per cluster by the informer
@@ -104,8 +111,8 @@ def main() -> None:
         for key in keys:
             check(key)
 
-    measure("reference", reference_pass, args.clusters, args.seconds)
-    compiled = measure("compiled, cached", compiled_pass, args.clusters, args.seconds)
+    measure("reference", reference_pass, args.clusters, args.seconds, calibration)
+    compiled = measure("compiled, cached", compiled_pass, args.clusters, args.seconds, calibration)
     print("aim >= 1,000,000 compiled checks/s:", "met" if compiled >= 1_000_000 else "NOT met")
 
 

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
+
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.store import CoreStore, SqliteStore
 
@@ -48,46 +50,46 @@ def deployment(i: int) -> dict[str, Any]:
     }
 
 
-def rate(count: int, seconds: float) -> str:
+def rate(calibration: Calibration, count: int, seconds: float, unit: str) -> str:
     each = seconds * 1e6 / count
-    return f"{count / seconds:>10,.0f}/s  ({each:.1f} µs each, {count:,} in {seconds:.2f} s)"
+    figure = calibration.rate(count / seconds, unit)
+    return f"{figure}, {each:.1f} µs each, {count:,} in {seconds:.2f} s"
 
 
 def configmap(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "w"}}
 
 
-def bench_creates(store: CoreStore, count: int) -> None:
+def bench_creates(store: CoreStore, count: int, calibration: Calibration) -> None:
     objects = [deployment(i) for i in range(count)]
     start = time.perf_counter()
     for obj in objects:
         store.create(obj)
-    print(f"sqlite creates       {rate(count, time.perf_counter() - start)}")
+    seconds = time.perf_counter() - start
+    print(f"sqlite creates   {rate(calibration, count, seconds, 'creates')}")
 
 
-def bench_gets(store: CoreStore, objects: int, count: int) -> None:
+def bench_gets(store: CoreStore, objects: int, count: int, calibration: Calibration) -> None:
     keys = [(f"app-{i:06d}", f"team-{i % 10}") for i in range(objects)]
     keys = (keys * (count // len(keys) + 1))[:count]
     get = store.get
     start = time.perf_counter()
     for name, namespace in keys:
         get(DEPLOYMENTS, name, namespace)
-    print(f"cached gets          {rate(count, time.perf_counter() - start)}")
+    print(f"cached gets      {rate(calibration, count, time.perf_counter() - start, 'gets')}")
 
 
-def bench_lists(store: CoreStore, objects: int) -> None:
+def bench_lists(store: CoreStore, objects: int, calibration: Calibration) -> None:
     rounds = 20
     start = time.perf_counter()
     for _ in range(rounds):
         store.list(DEPLOYMENTS, "team-3", label_selector="tier=web")
     per_list = (time.perf_counter() - start) / rounds
-    print(
-        f"filtered lists       {objects / per_list:>10,.0f} objects scanned/s "
-        f"({per_list * 1e3:.1f} ms per list over {objects:,})"
-    )
+    scanned = calibration.rate(objects / per_list, "objects scanned")
+    print(f"filtered lists   {scanned}, {per_list * 1e3:.1f} ms per list over {objects:,}")
 
 
-def bench_watch_delivery(store: CoreStore, count: int) -> None:
+def bench_watch_delivery(store: CoreStore, count: int, calibration: Calibration) -> None:
     """The watcher's cost per event: queued events drained by iteration (decode included)."""
     watch = store.watch(CONFIGMAPS, "w")
     for i in range(count):
@@ -96,10 +98,11 @@ def bench_watch_delivery(store: CoreStore, count: int) -> None:
     start = time.perf_counter()
     # The object is made on first access: touch it, or this measures nothing but the queue.
     delivered = sum(1 for event in watch if event.object)
-    print(f"watch delivery       {rate(delivered, time.perf_counter() - start)}")
+    seconds = time.perf_counter() - start
+    print(f"watch delivery   {rate(calibration, delivered, seconds, 'events')}")
 
 
-def bench_watch_latency(store: CoreStore, count: int) -> None:
+def bench_watch_latency(store: CoreStore, count: int, calibration: Calibration) -> None:
     """From a write's start to a watcher thread holding its event, the writer paced at one
     write per millisecond so that events do not queue behind each other."""
     watch = store.watch(CONFIGMAPS, "w")
@@ -124,9 +127,10 @@ def bench_watch_latency(store: CoreStore, count: int) -> None:
     latencies.sort()
     p99 = latencies[int(len(latencies) * 0.99)]
     print(
-        f"watch latency        median {statistics.median(latencies) * 1e6:.0f} µs, "
+        f"watch latency    median {statistics.median(latencies) * 1e6:.0f} µs, "
         f"p99 {p99 * 1e6:.0f} µs from write start (the create itself: median "
-        f"{statistics.median(writes) * 1e6:.0f} µs)"
+        f"{statistics.median(writes) * 1e6:.0f} µs) "
+        f"{calibration.beside(p99 / calibration.seconds, 'cal', 'p99')}"
     )
 
 
@@ -136,13 +140,15 @@ def main() -> None:
     parser.add_argument("--gets", type=int, default=200_000)
     parser.add_argument("--events", type=int, default=20_000)
     args = parser.parse_args()
+    calibration = calibrate()
+    print(calibration)
     with tempfile.TemporaryDirectory() as tmp:
         store = SqliteStore(Path(tmp) / "bench.db")
-        bench_creates(store, args.objects)
-        bench_gets(store, args.objects, args.gets)
-        bench_lists(store, args.objects)
-        bench_watch_delivery(store, args.events)
-        bench_watch_latency(store, min(args.events, 2000))
+        bench_creates(store, args.objects, calibration)
+        bench_gets(store, args.objects, args.gets, calibration)
+        bench_lists(store, args.objects, calibration)
+        bench_watch_delivery(store, args.events, calibration)
+        bench_watch_latency(store, min(args.events, 2000), calibration)
         store.close()
 
 
