@@ -1,6 +1,6 @@
 """Layer 3: defaulting and validation per kind, one chain for the API server and the simulator."""
 
-from fleetwarden.admission import apiextensions, custom_resource, karmada, ocm
+from fleetwarden.admission import apiextensions, certificates, custom_resource, karmada, ocm, rbac
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig, Operation, Plugin, Request
 from fleetwarden.api.registry import REGISTRY, Registry
 
@@ -12,6 +12,8 @@ def default_chain(registry: Registry = REGISTRY) -> AdmissionChain:
     kinds' scope)."""
     chain = AdmissionChain(registry)
     chain.register([apiextensions.PLUGIN])
+    chain.register(rbac.PLUGINS)
+    chain.register(certificates.PLUGINS)
     chain.register(karmada.PLUGINS)
     chain.register(ocm.PLUGINS)
     chain.custom.append(custom_resource.PLUGIN)

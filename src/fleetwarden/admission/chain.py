@@ -61,6 +61,8 @@ class Request:
     # Who sends it, and what may decide what they may do (webhooks that ask, as OCM's do).
     user: UserInfo = ADMIN
     authorizer: Authorizer | None = None
+    # The subresource an update is written through (status, approval), if any.
+    subresource: str | None = None
 
     def allowed(self, attributes: Attributes) -> bool:
         """Whether the sender may do this too (a SubjectAccessReview, as a webhook asks);
@@ -83,6 +85,8 @@ class Request:
 
 Mutate = Callable[[Request], None]
 Validate = Callable[[Request], ErrorList]
+# A validating webhook that asks what the sender may do: it raises the webhook's denial.
+Authorize = Callable[[Request], None]
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,9 @@ class Plugin:
     validate: Validate | None = None
     # The kind's own metadata.name rule (its REST strategy's nameFn), if not a DNS subdomain.
     name_rule: NameRule | None = None
+    # Checks of the sender's rights, made once the object is valid (the webhooks that send
+    # SubjectAccessReviews, as OCM's registration webhooks do).
+    authorize: Authorize | None = None
 
 
 @dataclass
@@ -127,6 +134,7 @@ class AdmissionChain:
         config: AdmissionConfig | None = None,
         user: UserInfo = ADMIN,
         authorizer: Authorizer | None = None,
+        subresource: str | None = None,
     ) -> Request:
         """`admit`, handing back the request as admission left it: its `obj` the object as
         it would be stored (a mutating plugin may have replaced it), and what else the
@@ -137,8 +145,9 @@ class AdmissionChain:
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
         request = Request(
-            typed, old, info, now, config or AdmissionConfig(), user=user, authorizer=authorizer
-        )
+            typed, old, info, now, config or AdmissionConfig(),
+            user=user, authorizer=authorizer, subresource=subresource,
+        )  # fmt: skip
         plugins = self.plugins.get((info.api_version, info.kind)) or (
             self.custom if info.custom is not None else []
         )
@@ -154,4 +163,7 @@ class AdmissionChain:
                 errors += plugin.validate(request)
         if errors:
             raise request.invalid(errors)
+        for plugin in plugins:
+            if plugin.authorize:
+                plugin.authorize(request)
         return request

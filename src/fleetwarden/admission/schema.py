@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Literal, get_args
 
-from fleetwarden.admission.chain import Mutate, Plugin, Request, Validate
+from fleetwarden.admission.chain import Authorize, Mutate, Plugin, Request, Validate
 from fleetwarden.admission.golang import go_quote
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.api.meta import Model
@@ -347,10 +347,17 @@ def validation(schema: Object, webhook: Validate | None = None) -> Validate:
 
 
 def schema_plugin(
-    api_version: str, kind: str, schema: Object, webhook: Validate | None = None
+    api_version: str,
+    kind: str,
+    schema: Object,
+    webhook: Validate | None = None,
+    authorize: Authorize | None = None,
 ) -> Plugin:
-    """A CRD without a mutating webhook: its defaults, its schema, its validating webhook."""
-    return Plugin(api_version, kind, defaulter(schema), validation(schema, webhook))
+    """A CRD without a mutating webhook: its defaults, its schema, its validating webhook
+    (and what that webhook asks of the sender's rights)."""
+    return Plugin(
+        api_version, kind, defaulter(schema), validation(schema, webhook), authorize=authorize
+    )
 
 
 # --- schemas the CRDs share ---------------------------------------------------------------

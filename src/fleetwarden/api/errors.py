@@ -217,6 +217,20 @@ class Forbidden(StatusError):
         return status
 
 
+class WebhookDenied(StatusError):
+    """A validating admission webhook's refusal, as the API server relays it: the webhook's
+    own error (code, reason, details) under `admission webhook "<name>" denied the request`."""
+
+    def __init__(self, webhook: str, error: StatusError) -> None:
+        super().__init__(
+            f"admission webhook {json.dumps(webhook)} denied the request: {error.message}"
+        )
+        self.code, self.reason, self.error = error.code, error.reason, error
+
+    def status(self) -> dict[str, Any]:
+        return {**self.error.status(), "message": self.message}
+
+
 class Unauthorized(StatusError):
     """401: no credentials, or credentials no authenticator accepts."""
 

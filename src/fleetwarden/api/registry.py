@@ -15,7 +15,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fleetwarden.api import apiextensions, authentication, authorization, core, karmada, ocm, rbac
+from fleetwarden.api import (
+    apiextensions,
+    authentication,
+    authorization,
+    certificates,
+    core,
+    karmada,
+    ocm,
+    rbac,
+)
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import (
     OBJECT_META_FIELD_LABELS,
@@ -236,6 +245,7 @@ REGISTRY = Registry(
         *BUILTIN_TEMPLATE_KINDS,
         *authentication.KINDS,
         *authorization.KINDS,
+        *certificates.KINDS,
         *karmada.KINDS,
         *ocm.KINDS,
         *addon.KINDS,
@@ -284,6 +294,9 @@ _FIELD_LABELS: dict[tuple[str, str], FieldLabels] = {
     ),
     ("", "Namespace"): FieldLabels({"status.phase": _at("status", "phase")}, namespace=False),
     ("", "Secret"): FieldLabels({"type": _secret_type}),
+    (certificates.GROUP, "CertificateSigningRequest"): FieldLabels(
+        {"spec.signerName": _at("spec", "signerName")}, namespace=False
+    ),
 }
 # The other kinds served by an API server's own scheme, with no field label conversion:
 # apimachinery's default. Karmada's Cluster is one (karmada-aggregated-apiserver's).

@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cryptography import x509
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from fleetwarden.semantics.certificates import CertificateRequest
 
 PrivateKey = ec.EllipticCurvePrivateKey
 CA_VALIDITY = timedelta(days=3650)
@@ -103,15 +104,6 @@ def client_certificate(ca: KeyPair, user: str, groups: Sequence[str], now: datet
     return KeyPair(certificate, key)
 
 
-@dataclass(frozen=True)
-class CertificateRequest:
-    """What a PEM CERTIFICATE REQUEST asks for."""
-
-    common_name: str
-    organizations: tuple[str, ...]
-    request: x509.CertificateSigningRequest
-
-
 def new_certificate_request(key: PrivateKey, user: str, groups: Sequence[str]) -> bytes:
     """A PEM CERTIFICATE REQUEST for a client certificate of this user and groups."""
     request = (
@@ -120,25 +112,6 @@ def new_certificate_request(key: PrivateKey, user: str, groups: Sequence[str]) -
         .sign(key, hashes.SHA256())
     )
     return request.public_bytes(serialization.Encoding.PEM)
-
-
-def parse_certificate_request(pem: bytes) -> CertificateRequest:
-    """The request, its signature checked; ValueError when it is none."""
-    try:
-        request = x509.load_pem_x509_csr(pem)
-        valid = request.is_signature_valid
-    except (ValueError, TypeError, InvalidSignature) as exc:
-        raise ValueError(str(exc) or "not a certificate request") from None
-    if not valid:
-        raise ValueError("the certificate request's signature is invalid")
-    subject = request.subject
-    common_names = subject.get_attributes_for_oid(NameOID.COMMON_NAME)
-    organizations = subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)
-    return CertificateRequest(
-        str(common_names[0].value) if common_names else "",
-        tuple(str(o.value) for o in organizations),
-        request,
-    )
 
 
 def sign_request(
@@ -152,10 +125,6 @@ def sign_request(
         [ExtendedKeyUsageOID.CLIENT_AUTH], now, not_after,
     )  # fmt: skip
     return certificate.public_bytes(serialization.Encoding.PEM)
-
-
-def load_certificates(pem: bytes) -> list[x509.Certificate]:
-    return x509.load_pem_x509_certificates(pem)
 
 
 def _subject(user: str, groups: Sequence[str]) -> x509.Name:

@@ -157,6 +157,11 @@ class RBAC:
                 rule for _, _, role in self._applicable(user, namespace, []) for rule in role.rules
             ]
 
+    def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
+        with self._lock:
+            role = self._role_of(_Binding("", "", namespace, kind, name, ()))
+        return list(role.rules) if role is not None else None
+
     def _applicable(
         self, user: UserInfo, namespace: str, errors: list[str]
     ) -> Iterable[tuple[_Binding, Subject, _Role]]:

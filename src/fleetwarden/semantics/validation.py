@@ -81,6 +81,13 @@ def is_dns1123_subdomain(value: str, unit: str = "characters") -> list[str]:
     return errs
 
 
+def is_path_segment_name(value: str) -> list[str]:
+    """path.IsValidPathSegmentName: a name that can stand as one segment of a URL path."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in value]
+
+
 def is_dns1123_label(value: str) -> list[str]:
     errs = []
     if len(value) > DNS1123_LABEL_MAX_LENGTH:

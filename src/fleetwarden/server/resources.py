@@ -68,10 +68,10 @@ class Resources:
     def as_user(self, user: UserInfo, authorizer: Authorizer) -> Resources:
         return replace(self, user=user, authorizer=authorizer)
 
-    def _review(self, obj: Obj, old: Resource | None) -> Any:
+    def _review(self, obj: Obj, old: Resource | None, subresource: str | None = None) -> Any:
         return self.chain.review(
             obj, old, now=self.clock.now(), config=self.config, user=self.user,
-            authorizer=self.authorizer,
+            authorizer=self.authorizer, subresource=subresource,
         )  # fmt: skip
 
     # reads -------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ class Resources:
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
             old = self.chain.registry.decode(current)
-            request = self._review(new, old)
+            request = self._review(new, old, subresource)
             admitted: Resource = request.obj
             warnings = check_fields(info, new, admitted, options.field_validation, request.pruned)
             wire = admitted.to_dict()

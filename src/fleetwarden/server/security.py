@@ -33,7 +33,13 @@ class AllowAll:
         return Decision(True)
 
     def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]:
-        return [PolicyRule(verbs=["*"], api_groups=["*"], resources=["*"])]
+        return [
+            PolicyRule(verbs=["*"], api_groups=["*"], resources=["*"]),
+            PolicyRule(verbs=["*"], non_resource_urls=["*"]),
+        ]
+
+    def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
+        return []
 
 
 @dataclass

@@ -7,6 +7,7 @@ Upstream: open-cluster-management-io/api cluster/v1beta2, ocm pkg/registration/w
 from __future__ import annotations
 
 from fleetwarden.admission.chain import Plugin, Request
+from fleetwarden.admission.ocm.permissions import authorize_binding
 from fleetwarden.admission.schema import (
     CONDITIONS,
     DNS1123_LABEL,
@@ -83,7 +84,11 @@ def _plugins(version: str, exclusive: str, *, managed_namespaces: bool) -> list[
             _cluster_set(exclusive, managed_namespaces=managed_namespaces),
         ),
         schema_plugin(
-            api_version, "ManagedClusterSetBinding", _CLUSTER_SET_BINDING, _binding_webhook
+            api_version,
+            "ManagedClusterSetBinding",
+            _CLUSTER_SET_BINDING,
+            _binding_webhook,
+            authorize_binding,
         ),
     ]
 

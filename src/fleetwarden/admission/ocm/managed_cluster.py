@@ -1,6 +1,5 @@
 """ManagedCluster and ClusterClaim: their CRD schemas, and the hub's registration webhooks for
-ManagedCluster, less what needs a SubjectAccessReview (managedclusters/accept,
-managedclustersets/join).
+ManagedCluster (the rights they check: admission/ocm/permissions.py).
 
 Upstream: open-cluster-management-io/api cluster/v1 and v1alpha1, ocm
 pkg/registration/webhook/v1.
@@ -11,6 +10,7 @@ from __future__ import annotations
 from fleetwarden.admission.chain import Plugin, Request
 from fleetwarden.admission.golang import go_quote
 from fleetwarden.admission.ocm.cluster_set import MANAGED_NAMESPACE
+from fleetwarden.admission.ocm.permissions import authorize_cluster
 from fleetwarden.admission.schema import (
     CONDITIONS_BY_TYPE,
     QUALIFIED_NAME,
@@ -181,6 +181,12 @@ _CLUSTER_CLAIM = Object(
 )
 
 PLUGINS = [
-    Plugin(f"{GROUP}/v1", "ManagedCluster", _mutate, validation(_SCHEMA, _webhook)),
+    Plugin(
+        f"{GROUP}/v1",
+        "ManagedCluster",
+        _mutate,
+        validation(_SCHEMA, _webhook),
+        authorize=authorize_cluster,
+    ),
     schema_plugin(f"{GROUP}/v1alpha1", "ClusterClaim", _CLUSTER_CLAIM),
 ]
