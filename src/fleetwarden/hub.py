@@ -9,10 +9,11 @@ simulator and `fleetwarden up` run exactly the same set.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.kinds import KindInfo
+from fleetwarden.auth.bootstrap import kubernetes_policy
 from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
@@ -42,6 +43,7 @@ from fleetwarden.controllers.ocm.default_cluster_set import (
 from fleetwarden.controllers.ocm.lease import clock_sync_controller, lease_controller
 from fleetwarden.controllers.ocm.managed_cluster import managed_cluster_controller
 from fleetwarden.controllers.ocm.taint import taint_controller
+from fleetwarden.controllers.rbac.aggregation import cluster_role_aggregation_controller
 from fleetwarden.runtime.manager import Controller
 from fleetwarden.scheduling.karmada import scheduler_controller
 from fleetwarden.scheduling.ocm.scheduling_controller import scheduling_controller
@@ -70,9 +72,15 @@ def hub_controllers(
     besides the registered ones (custom resources); `ocm` adds OCM's hub."""
     return [
         *apiextensions_controllers(),
+        cluster_role_aggregation_controller(),
         *karmada_controllers(members, template_kinds),
         *(ocm_controllers(members) if ocm else []),
     ]
+
+
+def bootstrap_policy() -> list[dict[str, Any]]:
+    """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings."""
+    return kubernetes_policy()
 
 
 def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Controller]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import AdminClient
 from typer.testing import CliRunner
 
 from fleetwarden.admission import default_chain
@@ -19,7 +20,8 @@ from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli import app
-from fleetwarden.cli.up import Hub, agent_flags, fleetwarden_command, write_kubeconfig
+from fleetwarden.cli.serving import Serving, write_kubeconfig
+from fleetwarden.cli.up import Hub, agent_flags, fleetwarden_command
 from fleetwarden.client.client import Client
 from fleetwarden.members.agent import Agent
 from fleetwarden.members.kube import KubeCluster, sum_quantities
@@ -79,11 +81,10 @@ def kube(member: Member) -> Iterator[KubeCluster]:
 
 
 @pytest.fixture
-def hub(tmp_path: Path) -> Iterator[Client]:
-    running = Hub(tmp_path / "hub", 0, SETTINGS)
+def hub(tmp_path: Path, admin_client: AdminClient) -> Iterator[Client]:
+    running = Hub(tmp_path / "hub", Serving(port=0), SETTINGS)
     running.start()
-    with Client(running.url) as client:
-        yield client
+    yield admin_client(running)
     running.stop()
 
 
@@ -92,7 +93,7 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[..., Agent]]:
     agents: list[Agent] = []
 
     def start(**options: Any) -> Agent:
-        agent = Agent(Client(hub.server), "member1", SETTINGS, member=kube, **options)
+        agent = Agent(hub.copy(), "member1", SETTINGS, member=kube, **options)
         agent.start()
         agents.append(agent)
         eventually(lambda: is_ready(hub, "member1"))
@@ -381,8 +382,7 @@ def test_allocatable_resources_are_summed_over_the_nodes(
 def test_fleetwarden_agent_joins_the_cluster_of_a_member_kubeconfig(
     hub: Client, member: Member, tmp_path: Path
 ) -> None:
-    kubeconfig = tmp_path / "hub.kubeconfig"
-    write_kubeconfig(kubeconfig, hub.server)
+    kubeconfig = tmp_path / "admin.kubeconfig"  # as the admin_client fixture wrote it
     command = fleetwarden_command(
         "agent", f"--hub-kubeconfig={kubeconfig}", "--cluster-name=member1",
         f"--member-kubeconfig={member.kubeconfig}", "--exit-on-stdin-close",

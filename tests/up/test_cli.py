@@ -9,7 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fleetwarden.cli import app
-from fleetwarden.cli.up import Hub, write_kubeconfig
+from fleetwarden.cli.serving import Serving, write_kubeconfig
+from fleetwarden.cli.up import Hub
 from fleetwarden.runtime.settings import Settings
 
 runner = CliRunner()
@@ -59,7 +60,7 @@ def test_an_agent_refuses_an_unknown_mode(tmp_path: Path) -> None:
 
 
 def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
-    first = Hub(tmp_path, 0, Settings())
+    first = Hub(tmp_path, Serving(port=0), Settings())
     first.start()
     try:
         result = runner.invoke(app, ["up", f"--data-dir={tmp_path}", "--port=0"])

@@ -7,11 +7,12 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
 import pytest
+from conftest import AdminClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from fleetwarden.api.karmada.cluster import Cluster
+from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub
 from fleetwarden.client.client import Client
 from fleetwarden.runtime.clock import VirtualClock
@@ -139,16 +140,19 @@ def test_a_graceful_failover_is_scheduled_evicted_and_timed_in_virtual_time() ->
     assert got[("eviction_queue_depth", (("name", "binding-eviction"),))] == 0
 
 
-def test_the_hub_serves_its_metrics_with_the_clusters_it_knows(tmp_path: Path) -> None:
-    hub = Hub(tmp_path, 0, Settings(cluster_status_update_frequency=timedelta(milliseconds=100)))
+def test_the_hub_serves_its_metrics_with_the_clusters_it_knows(
+    tmp_path: Path, admin_client: AdminClient
+) -> None:
+    settings = Settings(cluster_status_update_frequency=timedelta(milliseconds=100))
+    hub = Hub(tmp_path, Serving(port=0), settings)
     hub.start()
     try:
-        with Client(hub.url) as client:
-            client.create({"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster",
-                           "metadata": {"name": "member1"},
-                           "spec": {"syncMode": "Push", "apiEndpoint": "http://127.0.0.1:9"}})  # fmt: skip
+        client = admin_client(hub)
+        client.create({"apiVersion": "cluster.karmada.io/v1alpha1", "kind": "Cluster",
+                       "metadata": {"name": "member1"},
+                       "spec": {"syncMode": "Push", "apiEndpoint": "http://127.0.0.1:9"}})  # fmt: skip
         deadline = time.monotonic() + 10
-        while "cluster_sync_status_duration_seconds_count" not in (text := _scrape(hub.url)):
+        while "cluster_sync_status_duration_seconds_count" not in (text := _scrape(client)):
             assert time.monotonic() < deadline, text
             time.sleep(0.05)
     finally:
@@ -157,8 +161,8 @@ def test_the_hub_serves_its_metrics_with_the_clusters_it_knows(tmp_path: Path) -
     assert "process_cpu_seconds_total" in text
 
 
-def _scrape(url: str) -> str:
-    response = httpx.get(url + "/metrics")
+def _scrape(client: Client) -> str:
+    response = client.get_raw("/metrics")
     assert response.headers["content-type"].startswith("text/plain")
     return response.text
 

@@ -82,8 +82,8 @@ class Hub:
         self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         eventually(kubeconfig.exists, 30, "the hub's kubeconfig")
         self.client = Client.from_kubeconfig(load_kubeconfig(str(kubeconfig)))
-        readyz = self.client.server + "/readyz"
-        eventually(lambda: httpx.get(readyz).status_code == httpx.codes.OK, 30, "a ready hub")
+        client = self.client
+        eventually(lambda: client.get_raw("/readyz").text == "ok", 30, "a ready hub")
         return self.client
 
     def agent_pid(self, member: str) -> int:

@@ -59,11 +59,13 @@ class KeyPair:
 
 
 def write_private(path: Path, data: bytes) -> None:
-    """Write a file only its owner may read, created so from the start."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """Write a file only its owner may read, created so from the start, and whole: a reader
+    sees the old file or the new one (written aside, then renamed over it)."""
+    aside = path.with_name(f".{path.name}.tmp")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as file:
         file.write(data)
-    path.chmod(0o600)
+    os.replace(aside, path)
 
 
 def new_key() -> PrivateKey:
@@ -191,10 +193,66 @@ def _key_usage(*, cert_sign: bool) -> x509.KeyUsage:
 
 
 def _general_names(sans: Sequence[str]) -> list[x509.GeneralName]:
-    names: list[x509.GeneralName] = []
-    for san in sans:
+    return [
+        x509.IPAddress(ipaddress.ip_address(san)) if _is_ip(san) else x509.DNSName(san)
+        for san in sans
+    ]
+
+
+class HubPKI:
+    """The hub's own CA and serving certificate, kept in a directory as kubeadm keeps
+    /etc/kubernetes/pki: made on first start, the serving certificate made again when it
+    lacks a name asked for or nears its end."""
+
+    RENEW_BEFORE = timedelta(days=30)
+
+    def __init__(self, directory: Path) -> None:
+        self.dir = directory
+        self.ca_cert, self.ca_key = directory / "ca.crt", directory / "ca.key"
+        self.serving_cert = directory / "apiserver.crt"
+        self.serving_key = directory / "apiserver.key"
+
+    def ensure(self, sans: Sequence[str], now: datetime) -> None:
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not (self.ca_cert.exists() and self.ca_key.exists()):
+            new_ca("fleetwarden-ca", now).write(self.ca_cert, self.ca_key)
+        if self._serving_needed(sans, now):
+            serving_certificate(self.ca(), sans, now).write(self.serving_cert, self.serving_key)
+
+    def ca(self) -> KeyPair:
+        return KeyPair.read(self.ca_cert, self.ca_key)
+
+    def client(self, name: str, user: str, groups: Sequence[str], now: datetime) -> KeyPair:
+        """A client certificate kept as <name>.crt/.key, made again when missing or near
+        its end."""
+        cert_file, key_file = self.dir / f"{name}.crt", self.dir / f"{name}.key"
+        if cert_file.exists() and key_file.exists():
+            kept = KeyPair.read(cert_file, key_file)
+            if kept.certificate.not_valid_after_utc - now >= self.RENEW_BEFORE:
+                return kept
+        pair = client_certificate(self.ca(), user, groups, now)
+        pair.write(cert_file, key_file)
+        return pair
+
+    def _serving_needed(self, sans: Sequence[str], now: datetime) -> bool:
+        if not (self.serving_cert.exists() and self.serving_key.exists()):
+            return True
+        certificate = x509.load_pem_x509_certificate(self.serving_cert.read_bytes())
+        if certificate.not_valid_after_utc - now < self.RENEW_BEFORE:
+            return True
         try:
-            names.append(x509.IPAddress(ipaddress.ip_address(san)))
-        except ValueError:
-            names.append(x509.DNSName(san))
-    return names
+            names = certificate.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+        except x509.ExtensionNotFound:
+            return True
+        have = {str(n) for n in names.value.get_values_for_type(x509.DNSName)}
+        have |= {str(ip) for ip in names.value.get_values_for_type(x509.IPAddress)}
+        wanted = {str(ipaddress.ip_address(s)) if _is_ip(s) else s for s in [*LOCAL_SANS, *sans]}
+        return not wanted <= have
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True

@@ -15,24 +15,28 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
+import os
 import signal
 import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import prometheus_client
 import typer
-import yaml
 
 from fleetwarden.admission import default_chain
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.auth.authn import TokenFileError
+from fleetwarden.auth.pki import HubPKI
+from fleetwarden.cli.serving import PKI_DIR, Serving, ServingError, write_kubeconfig
 from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
-from fleetwarden.hub import hub_controllers
+from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
+from fleetwarden.hub import bootstrap_policy, hub_controllers
 from fleetwarden.members.real import HttpMembers
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.custom_kinds import CustomKinds
@@ -46,7 +50,6 @@ from fleetwarden.store import SqliteStore
 from fleetwarden.store.sqlite import StoreInUse
 
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
-HOST = "127.0.0.1"
 STORE_FILE = "fleetwarden.db"
 KUBECONFIG_FILE = "kubeconfig"
 MEMBERS_DIR = "members"
@@ -140,13 +143,18 @@ def _metavar(default: object) -> str:
 class Hub:
     """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
 
-    def __init__(self, data_dir: Path, port: int, settings: Settings) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, data_dir: Path, serving: Serving, settings: Settings) -> None:
+        serving.check()
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        data_dir.chmod(0o700)  # it holds keys and the store: its owner's alone
         # The hub's kinds: the registered ones and those its CRDs serve.
         registry = REGISTRY.overlay()
-        self.store = SqliteStore(data_dir / STORE_FILE, kinds=registry.info)
+        self.store = SqliteStore(_owner_only(data_dir / STORE_FILE), kinds=registry.info)
         self.custom_kinds = CustomKinds(self.store, registry)
         clock = RealClock()
+        self.serving, self.pki = serving, HubPKI(data_dir / PKI_DIR)
+        tls = serving.tls(self.pki, clock.now())
+        ensure_bootstrap_policy(self.store, bootstrap_policy())
         self.metrics = Metrics(process=True)
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(CLUSTER)
@@ -156,16 +164,25 @@ class Hub:
         self.metrics.watch_clusters(clusters.list)
         self.driver = RealDriver(manager)
         self._ready = threading.Event()
+        self.security = serving.security(self.store, clock)
         app = create_app(
             self.store, default_chain(registry), clock, ready=self._ready.is_set,
             metrics=self.metrics.expose, admission=settings.admission_config(),
+            security=self.security,
         )  # fmt: skip
-        self.server = Server(app, HOST, port)
+        self.server = Server(app, serving.bind_address, serving.port, tls)
 
     @property
     def url(self) -> str:
         """Where the API is served (known once started, for port 0)."""
         return self.server.url
+
+    @property
+    def client_url(self) -> str:
+        """Where a client on this machine reaches it."""
+        scheme = "https" if self.server.tls else "http"
+        host = self.serving.client_address
+        return f"{scheme}://{f'[{host}]' if ':' in host else host}:{self.server.port}"
 
     def start(self) -> None:
         # Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
@@ -174,27 +191,36 @@ class Hub:
         self.driver.start()
         self._ready.set()
 
+    def write_kubeconfig(self, path: Path) -> None:
+        """The administrator's kubeconfig: the hub's CA (unless it serves a certificate of
+        yours) and a client certificate in system:masters."""
+        now = datetime.now(UTC)
+        own_serving = self.server.tls is not None and not self.serving.tls_cert_file
+        write_kubeconfig(
+            path, self.client_url,
+            ca=self.pki.ca_cert.read_bytes() if own_serving else None,
+            client=self.serving.admin_credentials(self.pki, now),
+        )  # fmt: skip
+
     def stop(self) -> None:
         self._ready.clear()
         self.server.stop()
         self.driver.stop()
         self.members.close()
         self.custom_kinds.close()
+        if self.security.audit is not None:
+            self.security.audit.close()
         self.store.close()
 
 
-def write_kubeconfig(path: Path, server: str) -> None:
-    """A kubeconfig whose current context is this hub (no credentials: 127.0.0.1 only)."""
-    name = "fleetwarden"
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": server}}],
-        "users": [{"name": name, "user": {}}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-        "current-context": name,
-    }
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
+def _owner_only(path: Path) -> Path:
+    """The file, made (or left) readable by its owner alone: the store holds Secrets, and
+    SQLite gives its journal files the database file's mode."""
+    os.close(os.open(path, os.O_CREAT | os.O_RDONLY, 0o600))
+    mode = path.stat().st_mode
+    if mode & 0o077:
+        path.chmod(mode & 0o700)
+    return path
 
 
 # members ----------------------------------------------------------------------------------------
@@ -221,7 +247,7 @@ class Agents:
 
     def start(self, prefix: str, count: int, *flags: str) -> None:
         """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings."""
-        self.dir.mkdir(exist_ok=True)
+        self.dir.mkdir(mode=0o700, exist_ok=True)
         for i in range(1, count + 1):
             name = f"{prefix}{i}"
             command = fleetwarden_command(
@@ -275,14 +301,88 @@ def ocm_agent_flags(lease_duration_seconds: int | None) -> list[str]:
 # the command ------------------------------------------------------------------------------------
 
 
+_SERVING = "Serving"
+
+
+def _serving_option(help: str, metavar: str | None = None) -> Any:
+    return typer.Option(help=help, metavar=metavar, rich_help_panel=_SERVING)
+
+
 @settings_flags()
 def up(
     port: Annotated[
-        int, typer.Option(help="The API server's port on 127.0.0.1 (0: any free one).")
+        int, _serving_option("The API server's port (0: any free one).", "PORT")
     ] = 6443,
+    bind_address: Annotated[
+        str,
+        _serving_option(
+            "The IP address to serve on (0.0.0.0 or :: for every interface); any but the "
+            "loopback needs HTTPS, the default.",
+            "IP",
+        ),
+    ] = "127.0.0.1",
     data_dir: Annotated[
-        Path, typer.Option(help="Where the store (SQLite) and the kubeconfig are kept.")
+        Path,
+        typer.Option(
+            help="Where the store (SQLite), the certificates and the kubeconfig are kept."
+        ),
     ] = Path(".fleetwarden"),
+    tls_cert_file: Annotated[
+        Path | None,
+        _serving_option(
+            "The serving certificate, PEM (default: one the hub's CA signs, in <data-dir>/pki).",
+            "FILE",
+        ),
+    ] = None,
+    tls_private_key_file: Annotated[
+        Path | None, _serving_option("The serving certificate's private key, PEM.", "FILE")
+    ] = None,
+    client_ca_file: Annotated[
+        Path | None,
+        _serving_option(
+            "The CA whose client certificates authenticate (CN the user, O its groups); "
+            "default: the hub's own CA.",
+            "FILE",
+        ),
+    ] = None,
+    tls_san: Annotated[
+        list[str] | None,
+        _serving_option(
+            "A further name or IP address for the serving certificate (repeatable).", "NAME"
+        ),
+    ] = None,
+    token_auth_file: Annotated[
+        Path | None,
+        _serving_option(
+            'Bearer tokens, as kube-apiserver reads them: token,user,uid,"group1,group2".',
+            "FILE",
+        ),
+    ] = None,
+    anonymous_auth: Annotated[
+        bool,
+        _serving_option(
+            "Take requests without credentials as system:anonymous (RBAC decides what it may "
+            "do) instead of refusing them with 401."
+        ),
+    ] = False,
+    enable_bootstrap_token_auth: Annotated[
+        bool,
+        _serving_option(
+            "Authenticate bootstrap tokens (Secrets bootstrap-token-<id> in kube-system), "
+            "with which agents ask for their certificates."
+        ),
+    ] = True,
+    audit_log_path: Annotated[
+        Path | None,
+        _serving_option("Log every request there, one audit.k8s.io/v1 Event a line.", "FILE"),
+    ] = None,
+    insecure_serving: Annotated[
+        bool,
+        _serving_option(
+            "Serve plain HTTP, every request an administrator's: for tests and demos, on the "
+            "loopback only."
+        ),
+    ] = False,
     members: Annotated[
         int, typer.Option(help="Start this many member agents (member1..N, Pull mode).")
     ] = 0,
@@ -305,16 +405,23 @@ def up(
     settings: Settings,
 ) -> None:
     """Run the hub: store, admission, controllers and API server, until SIGINT or SIGTERM."""
+    serving = Serving(
+        bind_address=bind_address, port=port, insecure_serving=insecure_serving,
+        tls_cert_file=tls_cert_file, tls_private_key_file=tls_private_key_file,
+        client_ca_file=client_ca_file, tls_sans=tuple(tls_san or ()),
+        token_auth_file=token_auth_file, anonymous_auth=anonymous_auth,
+        enable_bootstrap_token_auth=enable_bootstrap_token_auth, audit_log_path=audit_log_path,
+    )  # fmt: skip
     try:
-        hub = Hub(data_dir, port, settings)
+        hub = Hub(data_dir, serving, settings)
         hub.start()
-    except (StoreInUse, OSError) as exc:
+    except (StoreInUse, OSError, ServingError, TokenFileError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     configure_process()
     stop = stop_on_signals()
     kubeconfig = data_dir / KUBECONFIG_FILE
-    write_kubeconfig(kubeconfig, hub.url)
+    hub.write_kubeconfig(kubeconfig)
     agents = Agents(data_dir, kubeconfig, agent_flags(settings))
     try:
         agents.start("member", members)

@@ -116,6 +116,7 @@ class Client:
         headers = {"User-Agent": f"fleetwarden/{__version__}", "Accept": "application/json"}
         if token:
             headers["Authorization"] = f"Bearer {token}"
+        self._identity = (token, auth, verify)
         self.server = server.rstrip("/")
         self.namespace = namespace
         self.timeout = timeout
@@ -147,6 +148,15 @@ class Client:
             transport=transport,
             timeout=timeout,
         )
+
+    def copy(self) -> Client:
+        """Another client of the same server, as the same user, with connections of its own
+        (one per agent, say)."""
+        token, auth, verify = self._identity
+        return Client(
+            self.server, namespace=self.namespace, token=token, auth=auth, verify=verify,
+            timeout=self.timeout,
+        )  # fmt: skip
 
     def close(self) -> None:
         self._http.close()
@@ -298,6 +308,13 @@ class Client:
 
     def get_json(self, path: str, accept: str = "application/json") -> Any:
         return self._send("GET", path, headers={"Accept": accept})
+
+    def get_raw(self, path: str) -> httpx.Response:
+        """A non-resource path's answer (/readyz, /metrics) as it came."""
+        response = self._transmit(lambda: self._http.get(path, headers={"Accept": "*/*"}))
+        if response.is_error:
+            raise _error(response)
+        return response
 
     def _collection(self, info: KindInfo, namespace: str | None) -> str:
         root = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"

@@ -5,7 +5,9 @@ client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`)
 JSON back, so `kubectl create namespace|configmap|secret|serviceaccount` send it. The body
 is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes are the
 object's own message. Only the messages of those kinds are known here (field numbers from
-k8s.io/api's generated.proto); any other kind is refused with 415, as any other media type.
+k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
+`kubectl auth` and `kubectl certificate` send; any other kind is refused with 415, as any
+other media type.
 
 /openapi/v2 is gnostic's openapi.v2.Document message (github.com/google/gnostic-models,
 openapiv2/OpenAPIv2.proto), written from the JSON document by a table per message (`_Shape`)
@@ -73,6 +75,33 @@ _REFERENCE: Message = {
     6: Field("resourceVersion", "string"),
     7: Field("fieldPath", "string"),
 }
+_EXTRA_VALUE: Message = {1: Field("items", "string", repeated=True)}
+_RESOURCE_ATTRIBUTES: Message = {
+    1: Field("namespace", "string"),
+    2: Field("verb", "string"),
+    3: Field("group", "string"),
+    4: Field("version", "string"),
+    5: Field("resource", "string"),
+    6: Field("subresource", "string"),
+    7: Field("name", "string"),
+}
+_ACCESS_REVIEW_SPEC: Message = {
+    1: Field("resourceAttributes", _RESOURCE_ATTRIBUTES),
+    2: Field("nonResourceAttributes", {1: Field("path", "string"), 2: Field("verb", "string")}),
+    3: Field("user", "string"),
+    4: Field("groups", "string", repeated=True),
+    5: Field("extra", ("map", "strings")),
+    6: Field("uid", "string"),
+}
+_ACCESS_REVIEW: Message = {1: _META, 2: Field("spec", _ACCESS_REVIEW_SPEC)}
+_CSR_CONDITION: Message = {
+    1: Field("type", "string"),
+    6: Field("status", "string"),
+    2: Field("reason", "string"),
+    3: Field("message", "string"),
+    4: Field("lastUpdateTime", "time"),
+    5: Field("lastTransitionTime", "time"),
+}
 KINDS: dict[tuple[str, str], Message] = {
     ("v1", "Namespace"): {
         1: _META,
@@ -91,6 +120,39 @@ KINDS: dict[tuple[str, str], Message] = {
         3: Field("type", "string"),
         4: Field("stringData", ("map", "string")),
         5: Field("immutable", "bool"),
+    },
+    # kubectl auth can-i, can-i --list and whoami.
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _ACCESS_REVIEW,
+    ("authorization.k8s.io/v1", "SubjectAccessReview"): _ACCESS_REVIEW,
+    ("authorization.k8s.io/v1", "LocalSubjectAccessReview"): _ACCESS_REVIEW,
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): {
+        1: _META,
+        2: Field("spec", {1: Field("namespace", "string")}),
+    },
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): {1: _META},
+    # kubectl certificate approve|deny.
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("request", "bytes"),
+                7: Field("signerName", "string"),
+                8: Field("expirationSeconds", "int"),
+                5: Field("usages", "string", repeated=True),
+                2: Field("username", "string"),
+                3: Field("uid", "string"),
+                4: Field("groups", "string", repeated=True),
+                6: Field("extra", ("map", "strings")),
+            },
+        ),
+        3: Field(
+            "status",
+            {
+                1: Field("conditions", _CSR_CONDITION, repeated=True),
+                2: Field("certificate", "bytes"),
+            },
+        ),
     },
     ("v1", "ServiceAccount"): {
         1: _META,
@@ -189,6 +251,8 @@ def _scalar(type_: Any, value: Any) -> Any:
         return bytes(value)
     if type_ == "bytes":
         return base64.b64encode(bytes(value)).decode()
+    if type_ == "strings":  # an ExtraValue: its items
+        return _message(value, _EXTRA_VALUE).get("items", [])
     if type_ == "bool":
         return bool(value)
     if type_ == "int":
