@@ -30,12 +30,14 @@ from fleetwarden.controllers.karmada.detector import detector_controllers
 from fleetwarden.controllers.karmada.execution import execution_controller
 from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
 from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
+from fleetwarden.controllers.ocm import cluster_rbac as ocm_cluster_rbac
 from fleetwarden.controllers.ocm.addon import (
     addon_feature_discovery_controller,
     managed_cluster_addon_health_check_controller,
 )
 from fleetwarden.controllers.ocm.cluster_set import managed_cluster_set_controller
 from fleetwarden.controllers.ocm.cluster_set_binding import managed_cluster_set_binding_controller
+from fleetwarden.controllers.ocm.cluster_set_roles import cluster_set_role_controller
 from fleetwarden.controllers.ocm.default_cluster_set import (
     default_managed_cluster_set_controller,
     global_managed_cluster_set_controller,
@@ -79,8 +81,9 @@ def hub_controllers(
 
 
 def bootstrap_policy() -> list[dict[str, Any]]:
-    """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings."""
-    return kubernetes_policy()
+    """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings, and
+    the roles OCM's registration agents use."""
+    return [*kubernetes_policy(), *ocm_cluster_rbac.static_policy()]
 
 
 def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Controller]:
@@ -111,6 +114,7 @@ def ocm_controllers(members: Members) -> list[Controller]:
         managed_cluster_set_binding_controller(),
         default_managed_cluster_set_controller(),
         global_managed_cluster_set_controller(),
+        cluster_set_role_controller(),
         managed_cluster_addon_health_check_controller(),
         addon_feature_discovery_controller(),
         scheduling_controller(),

@@ -14,6 +14,7 @@ import binascii
 import json
 
 from fleetwarden.admission.chain import Plugin, Request
+from fleetwarden.api.authentication import SYSTEM_MASTERS
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.certificates import (
     APPROVED,
@@ -21,6 +22,7 @@ from fleetwarden.api.certificates import (
     DENIED,
     FAILED,
     KEY_USAGES,
+    KUBE_APISERVER_CLIENT_SIGNER,
     CertificateSigningRequest,
     CertificateSigningRequestCondition,
     CertificateSigningRequestStatus,
@@ -220,9 +222,10 @@ def _authorize(request: Request) -> None:
     """CertificateApproval on /approval, CertificateSigning on /status: the sender must be
     allowed to `approve` (or `sign`) for the signer, by name or as `<domain>/*`."""
     old = request.old
-    if not isinstance(old, CertificateSigningRequest):
-        return
     csr = request.of(CertificateSigningRequest)
+    if not isinstance(old, CertificateSigningRequest):
+        _restrict_subject(csr)
+        return
     if request.subresource == "approval":
         verb = "approve"
     elif request.subresource == "status" and (
@@ -244,6 +247,19 @@ def _authorize(request: Request) -> None:
         CSR.plural, CSR.group, csr.name,
         f"user not permitted to {verb} requests with signerName {json.dumps(signer)}",
     )  # fmt: skip
+
+
+def _restrict_subject(csr: CertificateSigningRequest) -> None:
+    """CertificateSubjectRestriction: nobody asks the client signer for system:masters."""
+    if csr.spec.signer_name != KUBE_APISERVER_CLIENT_SIGNER:
+        return
+    request = parse_certificate_request(base64.b64decode(csr.spec.request))
+    if SYSTEM_MASTERS in request.organizations:
+        raise Forbidden(
+            CSR.plural, CSR.group, csr.name,
+            f"use of {KUBE_APISERVER_CLIENT_SIGNER} signer with {SYSTEM_MASTERS} group is not "
+            "allowed",
+        )  # fmt: skip
 
 
 PLUGINS = [

@@ -116,12 +116,18 @@ def new_certificate_request(key: PrivateKey, user: str, groups: Sequence[str]) -
     return request.public_bytes(serialization.Encoding.PEM)
 
 
+# A certificate shorter-lived than this is not shortened by the backdating.
+SHORT = timedelta(hours=8)
+
+
 def sign_request(
     ca: KeyPair, request: CertificateRequest, now: datetime, duration: timedelta
 ) -> bytes:
-    """A client certificate for the request, valid from BACKDATE ago for `duration`, and
-    never beyond the CA's own expiry; PEM."""
-    not_after = min(now + duration, ca.certificate.not_valid_after_utc)
+    """A client certificate for the request, as kube-controller-manager's signer signs it:
+    valid from BACKDATE ago for `duration` (less the backdating, unless short), never
+    beyond the CA's own expiry; PEM."""
+    not_after = now + duration if duration < SHORT else now + duration - BACKDATE
+    not_after = min(not_after, ca.certificate.not_valid_after_utc)
     certificate = _issue(
         ca, request.request.public_key(), request.request.subject,
         [ExtendedKeyUsageOID.CLIENT_AUTH], now, not_after,

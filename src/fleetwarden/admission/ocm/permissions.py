@@ -22,11 +22,11 @@ from fleetwarden.api.errors import Forbidden, WebhookDenied
 from fleetwarden.api.ocm.cluster import (
     CLUSTER_SET_LABEL,
     GROUP,
+    REGISTER_GROUP,
     ManagedCluster,
     ManagedClusterSetBinding,
 )
 
-REGISTER_GROUP = "register.open-cluster-management.io"
 CLUSTER_WEBHOOK = "managedclustervalidators.admission.cluster.open-cluster-management.io"
 BINDING_WEBHOOK = "managedclustersetbindingvalidators.admission.cluster.open-cluster-management.io"
 

@@ -15,6 +15,8 @@ from fleetwarden.api.core import Taint
 from fleetwarden.api.meta import Condition, LabelSelector, Model, Quantity, Resource
 
 GROUP = "cluster.open-cluster-management.io"
+# The group of the hub's virtual subresources: managedclusters/accept, /clientcertificates.
+REGISTER_GROUP = "register.open-cluster-management.io"
 
 # Taint effects (clusterv1.TaintEffect).
 NO_SELECT = "NoSelect"
@@ -37,6 +39,9 @@ DEFAULT_LEASE_DURATION_SECONDS = 60
 
 # The label that puts a ManagedCluster into a ManagedClusterSet.
 CLUSTER_SET_LABEL = "cluster.open-cluster-management.io/clusterset"
+# clusterv1.ClusterNameLabelKey: on what the hub keeps for one cluster (its namespace, its
+# Lease, its agent's RBAC, its agent's CertificateSigningRequests).
+CLUSTER_NAME_LABEL = "open-cluster-management.io/cluster-name"
 DEFAULT_CLUSTER_SET = "default"
 GLOBAL_CLUSTER_SET = "global"
 

@@ -35,6 +35,7 @@ from fleetwarden.api.core import Lease
 from fleetwarden.api.errors import AlreadyExists
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
+    CLUSTER_NAME_LABEL,
     CONDITION_AVAILABLE,
     CONDITION_CLOCK_SYNCED,
     CONDITION_HUB_ACCEPTED,
@@ -43,7 +44,6 @@ from fleetwarden.api.ocm.cluster import (
 )
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.ocm.managed_cluster import (
-    CLUSTER_NAME_LABEL,
     MANAGED_CLUSTER,
 )
 from fleetwarden.runtime.events import NORMAL, WARNING

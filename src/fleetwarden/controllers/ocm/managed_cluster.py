@@ -14,20 +14,37 @@ Per ManagedCluster, as upstream:
   is left alone. Upstream writes no HubDeniedManagedCluster condition either.
 - Deleted: the finalizer is released.
 
-Left out, as this hub has no RBAC nor registration drivers: the cluster's ClusterRole,
-ClusterRoleBindings and RoleBindings (applied on accept, the agents' bindings removed on
-deny and delete), the hub driver's permissions and cleanup, the wait for the cluster's
-ManifestWorks before the finalizer goes, and the ManagedClusterAutoApproval feature.
+And the agent's rights (controllers/ocm/cluster_rbac.py): once accepted, its ClusterRole and
+binding and its RoleBindings; once denied, the ClusterRole cut down to reading itself and
+the RoleBindings gone; all removed when the cluster goes, before the finalizer. A change to
+any of them is put back.
+
+Left out: the hub driver's permissions and cleanup (the CSR driver's are none), the wait for
+the cluster's ManifestWorks before the finalizer goes, and the ManagedClusterAutoApproval
+feature.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from fleetwarden.api import rbac
 from fleetwarden.api.errors import AlreadyExists, StatusError
 from fleetwarden.api.meta import Condition, find_condition
-from fleetwarden.api.ocm.cluster import CONDITION_HUB_ACCEPTED, GROUP, ManagedCluster
+from fleetwarden.api.ocm.cluster import (
+    CLUSTER_NAME_LABEL,
+    CONDITION_HUB_ACCEPTED,
+    GROUP,
+    ManagedCluster,
+)
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.ocm.cluster_rbac import (
+    apply,
+    cluster_of,
+    cluster_rbac,
+    namespace_rbac,
+    remove,
+)
 from fleetwarden.runtime.events import NORMAL
 from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
@@ -37,8 +54,6 @@ MANAGED_CLUSTER_CONTROLLER = "ManagedClusterController"
 MANAGED_CLUSTER = REGISTRY.info(f"{GROUP}/v1", "ManagedCluster")
 NAMESPACE = REGISTRY.info("v1", "Namespace")
 
-# clusterv1.ClusterNameLabelKey: on the cluster's namespace and its Lease.
-CLUSTER_NAME_LABEL = "open-cluster-management.io/cluster-name"
 MANAGED_CLUSTER_FINALIZER = "cluster.open-cluster-management.io/api-resource-cleanup"
 
 ACCEPTED = Condition(
@@ -56,6 +71,8 @@ def reconcile(key: str, ctx: Context) -> Result:
     if not isinstance(cluster, ManagedCluster):
         return DONE
     if cluster.metadata.deletion_timestamp is not None:
+        for obj in [*cluster_rbac(cluster.name, False), *namespace_rbac(cluster.name)]:
+            remove(ctx, obj)
         remove_finalizer(ctx.store, cluster, MANAGED_CLUSTER_FINALIZER)
         return DONE
     if not cluster.spec.hub_accepts_client:
@@ -68,6 +85,10 @@ def _deny(cluster: ManagedCluster, ctx: Context) -> None:
     accepted = find_condition(cluster.status.conditions, CONDITION_HUB_ACCEPTED)
     if accepted is None or accepted.status != "True":
         return  # never accepted, or denied already
+    for obj in cluster_rbac(cluster.name, accepted=False):
+        apply(ctx, obj)
+    for obj in namespace_rbac(cluster.name):
+        remove(ctx, obj)
     message = f"managed cluster {cluster.name} is denied by hub cluster admin"
     ctx.recorder.event(cluster, NORMAL, "ManagedClusterDenied", message)
     set_condition_if_changed(ctx.store, cluster, DENIED, ctx.clock.now())
@@ -76,6 +97,8 @@ def _deny(cluster: ManagedCluster, ctx: Context) -> None:
 def _accept(cluster: ManagedCluster, ctx: Context) -> Result:
     error = _apply_namespace(cluster, ctx)
     cluster = _add_finalizer(cluster, ctx)
+    if error is None:
+        error = _apply_rbac(cluster, ctx)
     accepted = ACCEPTED
     if error is not None:
         accepted = Condition(
@@ -101,6 +124,15 @@ def _apply_namespace(cluster: ManagedCluster, ctx: Context) -> str | None:
             ctx.store.patch(NAMESPACE, name, "", labels)
             message = f"Updated Namespace/{name} because it changed"
             ctx.recorder.event(cluster, NORMAL, "NamespaceUpdated", message)
+    except StatusError as exc:
+        return exc.message
+    return None
+
+
+def _apply_rbac(cluster: ManagedCluster, ctx: Context) -> str | None:
+    try:
+        for obj in [*cluster_rbac(cluster.name, accepted=True), *namespace_rbac(cluster.name)]:
+            apply(ctx, obj)
     except StatusError as exc:
         return exc.message
     return None
@@ -140,6 +172,6 @@ def managed_cluster_controller() -> Controller:
     """The hub's ManagedClusterController."""
     return Controller(
         name=MANAGED_CLUSTER_CONTROLLER,
-        watches=[Watches(MANAGED_CLUSTER)],
+        watches=[Watches(MANAGED_CLUSTER), *(Watches(info, cluster_of) for info in rbac.KINDS)],
         reconcile=reconcile,
     )

@@ -1,0 +1,2 @@
+"""kube-controller-manager's certificate controllers, as the hub runs them: the signer of
+approved client CertificateSigningRequests, and the cleaner of expired bootstrap tokens."""
