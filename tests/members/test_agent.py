@@ -19,7 +19,7 @@ from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub
 from fleetwarden.client.client import Client
 from fleetwarden.members.agent import Agent, OcmJoin, simulated_member
-from fleetwarden.members.remote import RemoteStore
+from fleetwarden.members.remote import RemoteStore, View
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.server import Server, create_app
@@ -250,7 +250,7 @@ def test_a_push_agent_is_probed_by_the_hub_and_unreachable_once_it_stops(
 
 def test_a_remote_store_merges_the_watches_of_its_scope(client: Client) -> None:
     client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "seen"}})
-    store = RemoteStore(client.copy(), {CONFIG_MAP: "seen", CLUSTER: None})
+    store = RemoteStore(client.copy(), {CONFIG_MAP: View("seen"), CLUSTER: View()})
     watch = store.watch(resource_version=str(store.resource_version))
     try:
         client.create({"apiVersion": "v1", "kind": "ConfigMap",
@@ -276,7 +276,7 @@ def test_a_remote_watch_too_far_behind_is_expired() -> None:
         for i in range(3):
             store.create({"apiVersion": "v1", "kind": "ConfigMap",
                           "metadata": {"name": f"cm-{i}", "namespace": "default"}})  # fmt: skip
-        remote = RemoteStore(Client(server.url), {CONFIG_MAP: None})
+        remote = RemoteStore(Client(server.url), {CONFIG_MAP: View()})
         watch = remote.watch(resource_version="1")
         with pytest.raises(Expired):
             next(iter(watch))

@@ -20,9 +20,10 @@ from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli import app
-from fleetwarden.cli.serving import Serving, write_kubeconfig
+from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub, agent_flags, fleetwarden_command
 from fleetwarden.client.client import Client
+from fleetwarden.client.kubeconfig import write_kubeconfig
 from fleetwarden.members.agent import Agent
 from fleetwarden.members.kube import KubeCluster, sum_quantities
 from fleetwarden.runtime.clock import RealClock

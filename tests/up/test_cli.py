@@ -9,8 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from fleetwarden.cli import app
-from fleetwarden.cli.serving import Serving, write_kubeconfig
+from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub
+from fleetwarden.client.kubeconfig import write_kubeconfig
 from fleetwarden.runtime.settings import Settings
 
 runner = CliRunner()

@@ -13,6 +13,8 @@ import binascii
 import csv
 import hmac
 import re
+import secrets
+import string
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import Any
 
 from fleetwarden.api.authentication import ANONYMOUS, UNAUTHENTICATED, UserInfo
 from fleetwarden.api.errors import Unauthorized
-from fleetwarden.api.meta import parse_time
+from fleetwarden.api.meta import format_time, parse_time
 
 # A certificate's subject as ssl.SSLSocket.getpeercert() gives it: RDNs of (name, value).
 PeerCertificate = Mapping[str, Any]
@@ -60,6 +62,47 @@ def load_token_file(path: str | Path) -> dict[str, UserInfo]:
         groups = record[3].split(",") if len(record) >= 4 else []
         tokens[record[0]] = UserInfo.of(record[1], [g for g in groups if g], record[2])
     return tokens
+
+
+def new_bootstrap_token() -> str:
+    """`<id>.<secret>`: 6 and 16 characters of [a-z0-9], as kubeadm generates them."""
+    alphabet = string.ascii_lowercase + string.digits
+    token_id = "".join(secrets.choice(alphabet) for _ in range(6))
+    return f"{token_id}.{''.join(secrets.choice(alphabet) for _ in range(16))}"
+
+
+def bootstrap_token_secret(
+    token: str, groups: Sequence[str], expiration: datetime | None, description: str = ""
+) -> dict[str, Any]:
+    """The kube-system Secret that makes `token` a bootstrap token for these extra groups
+    (each must be `system:bootstrappers:...`)."""
+    match = BOOTSTRAP_TOKEN_RE.match(token)
+    if match is None:
+        raise ValueError(f"{token!r} is not a bootstrap token: <6 of [a-z0-9]>.<16 of [a-z0-9]>")
+    for extra in groups:
+        if not _EXTRA_GROUP_RE.match(extra):
+            raise ValueError(
+                f'bootstrap group "{extra}" is invalid (must match {_EXTRA_GROUP_RE.pattern})'
+            )
+    token_id, token_secret = match.groups()
+    data = {
+        "token-id": token_id,
+        "token-secret": token_secret,
+        "usage-bootstrap-authentication": "true",
+        "usage-bootstrap-signing": "true",
+        "auth-extra-groups": ",".join(groups),
+    }
+    if expiration is not None:
+        data["expiration"] = format_time(expiration)
+    if description:
+        data["description"] = description
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": BOOTSTRAP_SECRET_PREFIX + token_id, "namespace": "kube-system"},
+        "type": BOOTSTRAP_SECRET_TYPE,
+        "data": {k: base64.b64encode(v.encode()).decode() for k, v in data.items()},
+    }
 
 
 class BootstrapTokens:

@@ -8,7 +8,6 @@ their handshakes are cheaper than RSA's.
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -19,6 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from fleetwarden.client.kubeconfig import write_private_file
 from fleetwarden.semantics.certificates import CertificateRequest
 
 PrivateKey = ec.EllipticCurvePrivateKey
@@ -46,8 +46,8 @@ class KeyPair:
         )
 
     def write(self, cert_file: Path, key_file: Path) -> None:
-        write_private(cert_file, self.certificate_pem())
-        write_private(key_file, self.key_pem())
+        write_private_file(cert_file, self.certificate_pem())
+        write_private_file(key_file, self.key_pem())
 
     @classmethod
     def read(cls, cert_file: Path, key_file: Path) -> KeyPair:
@@ -56,16 +56,6 @@ class KeyPair:
         if not isinstance(key, ec.EllipticCurvePrivateKey):
             raise ValueError(f"{key_file}: not an ECDSA private key")
         return cls(certificate, key)
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Write a file only its owner may read, created so from the start, and whole: a reader
-    sees the old file or the new one (written aside, then renamed over it)."""
-    aside = path.with_name(f".{path.name}.tmp")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-    os.replace(aside, path)
 
 
 def new_key() -> PrivateKey:

@@ -7,19 +7,15 @@ on the loopback.
 
 from __future__ import annotations
 
-import base64
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from fleetwarden.api.authentication import SYSTEM_MASTERS
 from fleetwarden.auth.audit import AuditLog
 from fleetwarden.auth.authn import Authenticator, load_token_file
-from fleetwarden.auth.pki import HubPKI, KeyPair, write_private
+from fleetwarden.auth.pki import HubPKI, KeyPair
 from fleetwarden.runtime.access import bootstrap_tokens, rbac_authorizer
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server.security import Security
@@ -28,7 +24,6 @@ from fleetwarden.store.interface import Store
 
 PKI_DIR = "pki"
 ADMIN_USER = "admin"
-KUBECONFIG_NAME = "fleetwarden"
 
 
 class ServingError(ValueError):
@@ -101,37 +96,3 @@ class Serving:
         if self.insecure_serving or self.client_ca_file:
             return None
         return pki.client(ADMIN_USER, ADMIN_USER, [SYSTEM_MASTERS], now)
-
-
-def write_kubeconfig(
-    path: Path,
-    server: str,
-    *,
-    ca: bytes | None = None,
-    client: KeyPair | None = None,
-    token: str | None = None,
-) -> None:
-    """A kubeconfig whose current context is this hub, 0600: it holds credentials."""
-    cluster: dict[str, Any] = {"server": server}
-    if ca is not None:
-        cluster["certificate-authority-data"] = _b64(ca)
-    user: dict[str, Any] = {}
-    if client is not None:
-        user["client-certificate-data"] = _b64(client.certificate_pem())
-        user["client-key-data"] = _b64(client.key_pem())
-    if token is not None:
-        user["token"] = token
-    name = KUBECONFIG_NAME
-    config = {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": name, "cluster": cluster}],
-        "users": [{"name": name, "user": user}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
-        "current-context": name,
-    }
-    write_private(path, yaml.safe_dump(config, sort_keys=False).encode())
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()

@@ -33,7 +33,8 @@ from fleetwarden.admission import default_chain
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.authn import TokenFileError
 from fleetwarden.auth.pki import HubPKI
-from fleetwarden.cli.serving import PKI_DIR, Serving, ServingError, write_kubeconfig
+from fleetwarden.cli.serving import PKI_DIR, Serving, ServingError
+from fleetwarden.client.kubeconfig import write_kubeconfig
 from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
 from fleetwarden.hub import bootstrap_policy, hub_controllers
@@ -196,10 +197,12 @@ class Hub:
         yours) and a client certificate in system:masters."""
         now = datetime.now(UTC)
         own_serving = self.server.tls is not None and not self.serving.tls_cert_file
+        admin = self.serving.admin_credentials(self.pki, now)
         write_kubeconfig(
             path, self.client_url,
             ca=self.pki.ca_cert.read_bytes() if own_serving else None,
-            client=self.serving.admin_credentials(self.pki, now),
+            certificate=admin.certificate_pem() if admin else None,
+            key=admin.key_pem() if admin else None,
         )  # fmt: skip
 
     def stop(self) -> None:

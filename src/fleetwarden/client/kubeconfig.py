@@ -177,3 +177,45 @@ def _read(file: str) -> bytes:
         return Path(file).read_bytes()
     except OSError as exc:
         raise KubeConfigError(f"unable to read {file!r}: {exc.strerror}") from None
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Write a file only its owner may read, created so from the start, and whole: a reader
+    sees the old file or the new one (written aside, then renamed over it)."""
+    aside = path.with_name(f".{path.name}.tmp")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as file:
+        file.write(data)
+    os.replace(aside, path)
+
+
+def write_kubeconfig(
+    path: Path,
+    server: str,
+    *,
+    ca: bytes | None = None,
+    certificate: bytes | None = None,
+    key: bytes | None = None,
+    token: str | None = None,
+    name: str = "fleetwarden",
+) -> None:
+    """A kubeconfig of one context, the current one: the server, its CA, and a client
+    certificate and key or a token (PEM data embedded); 0600, as it holds credentials."""
+    cluster: dict[str, Any] = {"server": server}
+    if ca is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca).decode()
+    user: dict[str, Any] = {}
+    if certificate is not None and key is not None:
+        user["client-certificate-data"] = base64.b64encode(certificate).decode()
+        user["client-key-data"] = base64.b64encode(key).decode()
+    if token is not None:
+        user["token"] = token
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": name, "cluster": cluster}],
+        "users": [{"name": name, "user": user}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "current-context": name,
+    }
+    write_private_file(path, yaml.safe_dump(config, sort_keys=False).encode())

@@ -35,16 +35,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fleetwarden.api import apiextensions
-from fleetwarden.api.apiextensions import CustomResourceDefinition, served_kinds
 from fleetwarden.api.errors import AlreadyExists, StatusError
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, SYNC_MODE_PUSH, APIEnablement
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.registry import BUILTIN_TEMPLATE_KINDS, CORE_KINDS
+from fleetwarden.api.registry import BUILTIN_TEMPLATE_KINDS, CORE_KINDS, REGISTRY
 from fleetwarden.client.client import Client
+from fleetwarden.client.discovery import Discovery
 from fleetwarden.client.errors import ClientError
 from fleetwarden.members.endpoint import Member, MemberEndpoint
-from fleetwarden.members.remote import RemoteStore
+from fleetwarden.members.remote import RemoteStore, View
 from fleetwarden.members.simulated import (
     CLUSTER,
     EXECUTION_SPACE_PREFIX,
@@ -85,8 +84,9 @@ def _enablements(kinds: Sequence[KindInfo]) -> list[APIEnablement]:
 
 
 class HubCustomKinds:
-    """The kinds a hub's CRDs serve, read from its API each time asked; while the hub
-    cannot be read, those read last."""
+    """The kinds a hub serves besides the registered ones (its CRDs'), read from its
+    discovery each time asked (any authenticated user may read it, an agent too); while
+    the hub cannot be read, those read last."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -94,12 +94,11 @@ class HubCustomKinds:
 
     def __call__(self) -> list[KindInfo]:
         try:
-            items = self.client.list(apiextensions.KIND)["items"]
+            served = Discovery(self.client.get_json).kinds()
         except (ClientError, StatusError) as exc:
-            logger.info("listing the hub's CustomResourceDefinitions: %s", exc)
+            logger.info("reading the hub's discovery: %s", exc)
             return self._kinds
-        definitions = [CustomResourceDefinition.model_validate(item) for item in items]
-        self._kinds = [info for crd in definitions for info in served_kinds(crd)]
+        self._kinds = [i for i in served if REGISTRY.get(i.api_version, i.kind) is None]
         return self._kinds
 
 
@@ -150,6 +149,14 @@ class OcmJoin:
         }
 
 
+def _scope(mode: str, name: str) -> dict[KindInfo, View]:
+    """What an agent reads of the hub: its own cluster, and a Karmada agent the Works of its
+    execution space; nothing its identity may not read (members/bootstrap.py)."""
+    if mode == MODE_OCM:
+        return {MANAGED_CLUSTER: View(name=name)}
+    return {CLUSTER: View(name=name), WORK: View(namespace=EXECUTION_SPACE_PREFIX + name)}
+
+
 class Agent:
     """One member and its agents; start() joins the fleet, stop() leaves the hub alone.
     The member is simulated unless one is given."""
@@ -169,8 +176,7 @@ class Agent:
             raise ValueError(f'unknown mode "{mode}": use {", ".join(MODES)}')
         self.client, self.name, self.mode = client, name, mode
         self.member = member or simulated_member(hub=client)
-        scope = {CLUSTER: None, MANAGED_CLUSTER: None, WORK: EXECUTION_SPACE_PREFIX + name}
-        manager = ControllerManager(RemoteStore(client, scope), RealClock(), settings)
+        manager = ControllerManager(RemoteStore(client, _scope(mode, name)), RealClock(), settings)
         register = (ocm or OcmJoin()).managed_cluster if mode == MODE_OCM else pull_cluster
         manager.add(MemberAgents({name: self.member}, register).controller())
         self.driver = RealDriver(manager)

@@ -2,11 +2,13 @@
 controller (members/simulated.py) over HTTP that it runs beside the hub in a simulation.
 
 Writes and reads go through the hub client one for one. A view is scoped, as an agent's
-credentials would scope it: each kind it lists or watches may be limited to one namespace
-(a member's execution space), and its watch of "everything" is one HTTP watch per kind of
-the scope, merged. A watch stream that breaks or ends is opened again from the last
-resourceVersion it delivered, so a hub that restarts loses the agent nothing; one the hub
-has compacted away raises Expired, and the driver lists afresh.
+credentials scope it: each kind it lists or watches may be limited to one namespace (a
+member's execution space) or to one object by name (its own Cluster, by a field selector:
+what an agent may list and watch), a kind outside the scope is never asked for (and lists
+empty), and its watch of "everything" is one HTTP watch per kind of the scope, merged. A
+watch stream that breaks or ends is opened again from the last resourceVersion it
+delivered, so a hub that restarts loses the agent nothing; one the hub has compacted away
+raises Expired, and the driver lists afresh.
 """
 
 from __future__ import annotations
@@ -34,12 +36,25 @@ from fleetwarden.store.interface import (
 
 logger = logging.getLogger(__name__)
 
-NAMESPACE = REGISTRY.info("v1", "Namespace")
 # How long a broken watch waits before it is opened again.
 RECONNECT_DELAY = 1.0
 _PATCH_TYPES: dict[PatchType, ClientPatchType] = {PatchType.MERGE: "merge", PatchType.JSON: "json"}
 
-Scope = Mapping[KindInfo, str | None]
+
+class View(NamedTuple):
+    """What of a kind a scope lists and watches: one namespace, one object, or all."""
+
+    namespace: str | None = None
+    name: str | None = None
+
+    def field_selector(self, given: str | None) -> str | None:
+        if self.name is None:
+            return given
+        by_name = f"metadata.name={self.name}"
+        return f"{given},{by_name}" if given else by_name
+
+
+Scope = Mapping[KindInfo, View]
 
 
 def _info(obj: Mapping[str, Any]) -> KindInfo:
@@ -47,10 +62,11 @@ def _info(obj: Mapping[str, Any]) -> KindInfo:
 
 
 class RemoteStore:
-    """The Store protocol over a hub client, limited to `scope` (kind -> namespace or None
-    for every namespace) when listing and watching."""
+    """The Store protocol over a hub client, limited to `scope` when listing and watching."""
 
     def __init__(self, client: Client, scope: Scope) -> None:
+        if not scope:
+            raise ValueError("a remote store needs a scope: the kinds it lists and watches")
         self.client, self.scope = client, dict(scope)
 
     def create(self, obj: Mapping[str, Any]) -> Obj:
@@ -69,9 +85,12 @@ class RemoteStore:
         limit: int | None = None,
         continue_: str | None = None,
     ) -> ListResult:
+        view = self.scope.get(info)
+        if view is None:
+            return ListResult([], str(self.resource_version))
         listed = self.client.list(
-            info, namespace or self.scope.get(info),
-            label_selector=label_selector, field_selector=field_selector,
+            info, namespace or view.namespace,
+            label_selector=label_selector, field_selector=view.field_selector(field_selector),
             limit=limit, continue_=continue_,
         )  # fmt: skip
         metadata = listed.get("metadata") or {}
@@ -116,7 +135,11 @@ class RemoteStore:
     ) -> MergedWatch:
         """Events after resource_version of one kind, or of every kind of the scope; the
         hub applies the selectors."""
-        kinds = {info: namespace or self.scope.get(info)} if info else self.scope
+        if info is None:
+            kinds = self.scope
+        else:
+            view = self.scope.get(info, View())
+            kinds = {info: View(namespace or view.namespace, view.name)}
         selectors = Selectors(label_selector, field_selector)
         return MergedWatch(self.client, kinds, resource_version, selectors)
 
@@ -125,8 +148,11 @@ class RemoteStore:
 
     @property
     def resource_version(self) -> int:
-        """The hub's current resourceVersion, as a list reports it."""
-        listed = self.client.list(NAMESPACE, limit=1)
+        """The hub's current resourceVersion, as a list of the scope reports it."""
+        info, view = next(iter(self.scope.items()))
+        listed = self.client.list(
+            info, view.namespace, field_selector=view.field_selector(None), limit=1
+        )
         return int((listed.get("metadata") or {}).get("resourceVersion") or 0)
 
     def close(self) -> None:
@@ -151,10 +177,8 @@ class MergedWatch:
         self._events: queue.Queue[WatchEvent | Exception | None] = queue.Queue()
         self._closed = threading.Event()
         self._streams: list[_Stream] = [
-            _Stream(
-                client, info, namespace, resource_version, selectors, self._events, self._closed
-            )
-            for info, namespace in kinds.items()
+            _Stream(client, info, view, resource_version, selectors, self._events, self._closed)
+            for info, view in kinds.items()
         ]
         for stream in self._streams:
             stream.start()
@@ -182,14 +206,14 @@ class _Stream(threading.Thread):
         self,
         client: Client,
         info: KindInfo,
-        namespace: str | None,
+        view: View,
         resource_version: str | None,
         selectors: Selectors,
         events: queue.Queue[WatchEvent | Exception | None],
         closed: threading.Event,
     ) -> None:
         super().__init__(name=f"watch-{info.plural}", daemon=True)
-        self.client, self.info, self.namespace = client, info, namespace
+        self.client, self.info, self.view = client, info, view
         self.resource_version, self.selectors = resource_version, selectors
         self.events, self.closed = events, closed
         self._collection = collection_of(info)
@@ -210,10 +234,10 @@ class _Stream(threading.Thread):
     def _follow(self) -> None:
         watch = self.client.watch(
             self.info,
-            self.namespace,
+            self.view.namespace,
             resource_version=self.resource_version,
             label_selector=self.selectors.label_selector,
-            field_selector=self.selectors.field_selector,
+            field_selector=self.view.field_selector(self.selectors.field_selector),
         )
         with self._lock:
             self._watch = watch

@@ -37,7 +37,6 @@ runs the very same agents for either.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -538,24 +537,29 @@ def pull_cluster(name: str) -> dict[str, Any]:
 def _renew_lease(
     ctx: Context, namespace: str, name: str, owner: Resource, seconds: int, now: datetime
 ) -> None:
-    renewed = {
-        "apiVersion": LEASE.api_version,
-        "kind": LEASE.kind,
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "ownerReferences": [_owner_reference(owner)],
-        },
-        "spec": {
-            "holderIdentity": owner.name,
-            "leaseDurationSeconds": seconds,
-            "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
-        },
+    spec = {
+        "holderIdentity": owner.name,
+        "leaseDurationSeconds": seconds,
+        "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
     }
+    # Read, then update: what karmada-agent's role grants on leases (get, create, update).
     try:
-        ctx.store.patch(LEASE, name, namespace, {"spec": renewed["spec"]})
+        current = ctx.store.get(LEASE, name, namespace)
     except NotFound:
-        ctx.store.create(renewed)
+        ctx.store.create(
+            {
+                "apiVersion": LEASE.api_version,
+                "kind": LEASE.kind,
+                "metadata": {
+                    "name": name,
+                    "namespace": namespace,
+                    "ownerReferences": [_owner_reference(owner)],
+                },
+                "spec": spec,
+            }
+        )
+        return
+    ctx.store.update({**current, "spec": {**current.get("spec", {}), **spec}})
 
 
 def _hub_accepted(cluster: ManagedCluster) -> bool:
@@ -566,9 +570,13 @@ def _hub_accepted(cluster: ManagedCluster) -> bool:
 def _renew_ocm_lease(ctx: Context, namespace: str, now: datetime) -> None:
     """The registration agent's lease update: renewTime on the Lease the hub created; while
     there is none, nothing (it tries again at its next renewal)."""
-    renewal = {"spec": {"renewTime": format_micro_time(now)}}
-    with contextlib.suppress(NotFound):
-        ctx.store.patch(LEASE, OCM_LEASE_NAME, namespace, renewal)
+    # Read, then update: the registration role grants leases get, list, watch and update.
+    try:
+        lease = ctx.store.get(LEASE, OCM_LEASE_NAME, namespace)
+    except NotFound:
+        return
+    spec = {**lease.get("spec", {}), "renewTime": format_micro_time(now)}
+    ctx.store.update({**lease, "spec": spec})
 
 
 def _owner_reference(owner: Resource) -> dict[str, Any]:
