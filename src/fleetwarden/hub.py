@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from fleetwarden.api.authorization import Authorizer
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.auth.bootstrap import kubernetes_policy
+from fleetwarden.auth.pki import KeyPair
 from fleetwarden.controllers.apiextensions import apiextensions_controllers
+from fleetwarden.controllers.certificates.signer import csr_signing_controller
+from fleetwarden.controllers.karmada import agent_csr_approving
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
     resource_binding_controller,
@@ -38,6 +42,7 @@ from fleetwarden.controllers.ocm.addon import (
 from fleetwarden.controllers.ocm.cluster_set import managed_cluster_set_controller
 from fleetwarden.controllers.ocm.cluster_set_binding import managed_cluster_set_binding_controller
 from fleetwarden.controllers.ocm.cluster_set_roles import cluster_set_role_controller
+from fleetwarden.controllers.ocm.csr import csr_approving_controller
 from fleetwarden.controllers.ocm.default_cluster_set import (
     default_managed_cluster_set_controller,
     global_managed_cluster_set_controller,
@@ -83,7 +88,21 @@ def hub_controllers(
 def bootstrap_policy() -> list[dict[str, Any]]:
     """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings, and
     the roles OCM's registration agents use."""
-    return [*kubernetes_policy(), *ocm_cluster_rbac.static_policy()]
+    return [
+        *kubernetes_policy(),
+        *agent_csr_approving.static_policy(),
+        *ocm_cluster_rbac.static_policy(),
+    ]
+
+
+def certificate_controllers(ca: KeyPair, authorizer: Authorizer) -> list[Controller]:
+    """What answers the agents' CertificateSigningRequests under `fleetwarden up`: Karmada's
+    and OCM's approvers, then kube-controller-manager's signer with the hub's CA."""
+    return [
+        agent_csr_approving.agent_csr_approving_controller(authorizer),
+        csr_approving_controller(authorizer),
+        csr_signing_controller(ca),
+    ]
 
 
 def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Controller]:

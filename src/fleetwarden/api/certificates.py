@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Model, Resource, Time
 
@@ -60,6 +61,12 @@ class CertificateSigningRequest(Resource):
         return any(
             c.type == type_ and c.status in ("True", "") for c in self.status.conditions or []
         )
+
+    @property
+    def requester(self) -> UserInfo:
+        """Who asked: the identity the API server wrote into the spec."""
+        spec = self.spec
+        return UserInfo.of(spec.username or "", spec.groups or [], spec.uid or "", spec.extra)
 
     @property
     def approved(self) -> bool:

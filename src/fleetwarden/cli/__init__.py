@@ -39,7 +39,9 @@ def main() -> None:
 
 
 # Registered last: they import the API server, the client and the member agents.
-from fleetwarden.cli import agent, up  # noqa: E402
+from fleetwarden.cli import accept, agent, token, up  # noqa: E402
 
 app.command(name="up")(up.up)
 app.command(name="agent", no_args_is_help=True)(agent.agent)
+app.add_typer(token.app, name="token")
+app.command(name="accept", no_args_is_help=True)(accept.accept)

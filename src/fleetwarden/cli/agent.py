@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,14 +13,24 @@ import yaml
 from kubernetes.config import ConfigException
 
 from fleetwarden.api.errors import StatusError
+from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH
 from fleetwarden.cli.up import AGENT_SETTINGS, configure_process, settings_flags, stop_on_signals
 from fleetwarden.client.client import Client
 from fleetwarden.client.errors import ClientError
 from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
-from fleetwarden.members.agent import MODE_OCM, MODES, Agent, OcmJoin, simulated_member
+from fleetwarden.members.agent import (
+    MODE_OCM,
+    MODES,
+    OCM_AGENT_NAME,
+    Agent,
+    OcmJoin,
+    simulated_member,
+)
+from fleetwarden.members.bootstrap import joined_kubeconfig, karmada_identity, ocm_identity
 from fleetwarden.members.kube import KubeCluster
 from fleetwarden.members.simulated import MemberCluster
 from fleetwarden.runtime.settings import Settings
+from fleetwarden.semantics.durations import DurationError, parse_duration
 from fleetwarden.semantics.validation import is_dns1123_subdomain
 
 _MODES = {mode.lower(): mode for mode in MODES}
@@ -28,8 +39,30 @@ _MODE_NAMES = f"{', '.join(list(_MODES)[:-1])} or {list(_MODES)[-1]}"
 
 @settings_flags(AGENT_SETTINGS)
 def agent(
-    hub_kubeconfig: Annotated[str, typer.Option(help="The kubeconfig of the hub to join.")],
+    hub_kubeconfig: Annotated[
+        str,
+        typer.Option(
+            help="The kubeconfig the agent runs with; with --bootstrap-kubeconfig, where its "
+            "own is written once the hub signed its certificate (kept for later starts)."
+        ),
+    ],
     cluster_name: Annotated[str, typer.Option(help="The member's name on the hub.")],
+    bootstrap_kubeconfig: Annotated[
+        str | None,
+        typer.Option(
+            help="A kubeconfig with a bootstrap token (fleetwarden token create): the agent "
+            "asks the hub for a client certificate of its own identity with it, as "
+            "karmadactl register and OCM's registration agent do (Pull and OCM modes)."
+        ),
+    ] = None,
+    join_timeout: Annotated[
+        str,
+        typer.Option(
+            metavar="DURATION",
+            help="How long to wait for the certificate: approved at once for a Karmada "
+            "agent, once an administrator accepts the cluster for an OCM one.",
+        ),
+    ] = "10m",
     mode: Annotated[
         str,
         typer.Option(
@@ -112,12 +145,14 @@ def agent(
         message = "a real member's claims are its ClusterClaims"
         raise typer.BadParameter(message, param_hint="--cluster-claim")
     claims = _claims(cluster_claim or [])
+    ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
+    if bootstrap_kubeconfig:
+        _join(bootstrap_kubeconfig, hub_kubeconfig, agent_mode, cluster_name, ocm, join_timeout)
     try:
         client = Client.from_kubeconfig(load_kubeconfig(hub_kubeconfig))
     except KubeConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--hub-kubeconfig") from None
     cluster = _real_member(member_kubeconfig) if member_kubeconfig else None
-    ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
     member: MemberCluster = cluster or simulated_member(claims, hub=client)
     member_agent = Agent(
         client, cluster_name, settings, mode=agent_mode, endpoint_port=endpoint_port,
@@ -141,6 +176,36 @@ def agent(
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _join(
+    bootstrap: str, kubeconfig: str, mode: str, name: str, ocm: OcmJoin, timeout: str
+) -> None:
+    """Ask the hub for the agent's own certificate, unless the kubeconfig holds a valid
+    one already; exit with the reason when the hub refuses or does not answer."""
+    if mode == SYNC_MODE_PUSH:
+        message = "a Push member joins with a kubeconfig that may create its Cluster"
+        raise typer.BadParameter(message, param_hint="--bootstrap-kubeconfig")
+    if ocm.accept:
+        message = "only an administrator accepts a cluster; --accept needs their kubeconfig"
+        raise typer.BadParameter(message, param_hint="--accept")
+    try:
+        config = load_kubeconfig(bootstrap)
+        wait = parse_duration(timeout).total_seconds()
+    except KubeConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bootstrap-kubeconfig") from None
+    except DurationError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--join-timeout") from None
+    configure_process()
+    if mode == MODE_OCM:
+        identity, made = ocm_identity(name, OCM_AGENT_NAME), ocm.create_managed_cluster(name)
+    else:
+        identity, made = karmada_identity(name), lambda client: None
+    try:
+        joined_kubeconfig(config, identity, Path(kubeconfig), timeout=wait, before_waiting=made)
+    except (ClientError, StatusError) as exc:
+        typer.echo(f"error: joining {config.server}: {exc}", err=True)
+        raise typer.Exit(1) from None
 
 
 def _real_member(kubeconfig: str) -> KubeCluster:

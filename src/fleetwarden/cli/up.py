@@ -30,14 +30,20 @@ import prometheus_client
 import typer
 
 from fleetwarden.admission import default_chain
+from fleetwarden.api.errors import StatusError
+from fleetwarden.api.karmada.cluster import AGENT_BOOTSTRAP_GROUP as KARMADA_BOOTSTRAP_GROUP
+from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP as OCM_BOOTSTRAP_GROUP
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.auth.authn import TokenFileError
+from fleetwarden.auth.authn import TokenFileError, bootstrap_token_secret, new_bootstrap_token
 from fleetwarden.auth.pki import HubPKI
 from fleetwarden.cli.serving import PKI_DIR, Serving, ServingError
-from fleetwarden.client.kubeconfig import write_kubeconfig
+from fleetwarden.client.client import Client
+from fleetwarden.client.errors import ClientError
+from fleetwarden.client.kubeconfig import load_kubeconfig, write_kubeconfig
 from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
-from fleetwarden.hub import bootstrap_policy, hub_controllers
+from fleetwarden.hub import bootstrap_policy, certificate_controllers, hub_controllers
+from fleetwarden.members.accept import accept
 from fleetwarden.members.real import HttpMembers
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.custom_kinds import CustomKinds
@@ -50,10 +56,15 @@ from fleetwarden.server.namespaces import ensure_namespace
 from fleetwarden.store import SqliteStore
 from fleetwarden.store.sqlite import StoreInUse
 
+logger = logging.getLogger(__name__)
+
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 STORE_FILE = "fleetwarden.db"
 KUBECONFIG_FILE = "kubeconfig"
 MEMBERS_DIR = "members"
+# How long `up`'s agents may join with its bootstrap token, and wait to be accepted.
+BOOTSTRAP_TOKEN_TTL = timedelta(hours=24)
+ACCEPT_WAIT = 120.0
 # How long an agent gets to stop on SIGTERM before it is killed.
 AGENT_STOP_TIMEOUT = 10.0
 
@@ -160,12 +171,17 @@ class Hub:
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(CLUSTER)
         self.members = HttpMembers(clusters)
-        for controller in hub_controllers(self.members):
+        self.security = serving.security(self.store, clock)
+        controllers = hub_controllers(self.members)
+        if tls is not None and not serving.client_ca_file:
+            # The hub's CA signs client certificates: it answers agents' requests for them.
+            authorizer = self.security.authorizer
+            controllers += certificate_controllers(self.pki.ca(), authorizer)
+        for controller in controllers:
             manager.add(controller)
         self.metrics.watch_clusters(clusters.list)
         self.driver = RealDriver(manager)
         self._ready = threading.Event()
-        self.security = serving.security(self.store, clock)
         app = create_app(
             self.store, default_chain(registry), clock, ready=self._ready.is_set,
             metrics=self.metrics.expose, admission=settings.admission_config(),
@@ -205,6 +221,28 @@ class Hub:
             key=admin.key_pem() if admin else None,
         )  # fmt: skip
 
+    @property
+    def signs_certificates(self) -> bool:
+        """Whether agents can join with a bootstrap token: its CA signs their certificates."""
+        return self.server.tls is not None and not self.serving.client_ca_file
+
+    def agent_credentials(self, directory: Path) -> Callable[[str], list[str]]:
+        """A bootstrap token (valid a day) for the agents `up` starts, written as a
+        bootstrap kubeconfig, and each agent's flags: join with it, keep its own
+        kubeconfig in <directory>/<name>.kubeconfig."""
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        token = new_bootstrap_token()
+        expiration = datetime.now(UTC) + BOOTSTRAP_TOKEN_TTL
+        groups = [KARMADA_BOOTSTRAP_GROUP, OCM_BOOTSTRAP_GROUP]
+        self.store.create(bootstrap_token_secret(token, groups, expiration, "fleetwarden up"))
+        bootstrap = directory / "bootstrap.kubeconfig"
+        ca = self.pki.ca_cert.read_bytes()
+        write_kubeconfig(bootstrap, self.client_url, ca=ca, token=token)
+        return lambda name: [
+            f"--bootstrap-kubeconfig={bootstrap}",
+            f"--hub-kubeconfig={directory / name}.kubeconfig",
+        ]
+
     def stop(self) -> None:
         self._ready.clear()
         self.server.stop()
@@ -243,18 +281,21 @@ class Agents:
     in <data-dir>/members; each ends when the hub does, even when the hub is killed (their
     standard input, a pipe from the hub, closes)."""
 
-    def __init__(self, data_dir: Path, kubeconfig: Path, flags: Sequence[str]) -> None:
+    def __init__(
+        self, data_dir: Path, credentials: Callable[[str], list[str]], flags: Sequence[str]
+    ) -> None:
         self.dir = data_dir / MEMBERS_DIR
-        self.kubeconfig, self.flags = kubeconfig, list(flags)
+        self.credentials, self.flags = credentials, list(flags)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(self, prefix: str, count: int, *flags: str) -> None:
-        """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings."""
+        """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings and
+        their kubeconfig flags (`credentials` of their name)."""
         self.dir.mkdir(mode=0o700, exist_ok=True)
         for i in range(1, count + 1):
             name = f"{prefix}{i}"
             command = fleetwarden_command(
-                "agent", f"--hub-kubeconfig={self.kubeconfig}", f"--cluster-name={name}",
+                "agent", *self.credentials(name), f"--cluster-name={name}",
                 "--exit-on-stdin-close", *flags, *self.flags,
             )  # fmt: skip
             with (self.dir / f"{name}.log").open("ab") as log:
@@ -293,9 +334,10 @@ def agent_flags(settings: Settings) -> list[str]:
     ]
 
 
-def ocm_agent_flags(lease_duration_seconds: int | None) -> list[str]:
-    """An OCM agent's flags: accepted at once, with the lease duration given."""
-    flags = ["--mode=ocm", "--accept"]
+def ocm_agent_flags(lease_duration_seconds: int | None, *, accept: bool) -> list[str]:
+    """An OCM agent's flags: the lease duration given, and accepted at once when it runs
+    as an administrator (on a hub that signs no certificates)."""
+    flags = ["--mode=ocm", *(["--accept"] if accept else [])]
     if lease_duration_seconds is not None:
         flags.append(f"--lease-duration-seconds={lease_duration_seconds}")
     return flags
@@ -425,16 +467,39 @@ def up(
     stop = stop_on_signals()
     kubeconfig = data_dir / KUBECONFIG_FILE
     hub.write_kubeconfig(kubeconfig)
-    agents = Agents(data_dir, kubeconfig, agent_flags(settings))
+    joining = hub.signs_certificates and bool(members or ocm_members)
+    credentials = hub.agent_credentials(data_dir / MEMBERS_DIR) if joining else None
+    agents = Agents(
+        data_dir, credentials or (lambda name: [f"--hub-kubeconfig={kubeconfig}"]),
+        agent_flags(settings),
+    )  # fmt: skip
     try:
         agents.start("member", members)
-        agents.start("cluster", ocm_members, *ocm_agent_flags(ocm_lease_duration_seconds))
+        ocm_flags = ocm_agent_flags(ocm_lease_duration_seconds, accept=not joining)
+        agents.start("cluster", ocm_members, *ocm_flags)
+        if joining:
+            accept_in_background(kubeconfig, [f"cluster{i}" for i in range(1, ocm_members + 1)])
         typer.echo(f"fleetwarden hub serving on {hub.url}")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()
     finally:
         agents.stop()
         hub.stop()
+
+
+def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:
+    """What an administrator does for the OCM agents `up` starts: accept each cluster once
+    its agent asked for a certificate (`fleetwarden accept managedclusters NAME`)."""
+
+    def accept_all() -> None:
+        with Client.from_kubeconfig(load_kubeconfig(str(kubeconfig))) as client:
+            for cluster in clusters:
+                try:
+                    accept(client, cluster, wait=ACCEPT_WAIT, say=logger.info)
+                except (ClientError, StatusError) as exc:
+                    logger.error("accepting managed cluster %s: %s", cluster, exc)
+
+    threading.Thread(target=accept_all, name="accept-clusters", daemon=True).start()
 
 
 def configure_process() -> None:

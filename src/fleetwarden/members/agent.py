@@ -30,6 +30,7 @@ resources through to it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,6 +65,8 @@ from fleetwarden.semantics.cluster_health import MemberReport
 logger = logging.getLogger(__name__)
 
 MODE_OCM = "OCM"
+# The registration agent's name in its identity (its certificate's CN ends with it).
+OCM_AGENT_NAME = "registration-agent"
 MODES = (SYNC_MODE_PULL, SYNC_MODE_PUSH, MODE_OCM)
 MEMBER_KINDS = (*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS)
 
@@ -134,6 +137,16 @@ class OcmJoin:
     accept: bool = False
     lease_duration_seconds: int | None = None
     external_server_urls: Sequence[str] = ()
+
+    def create_managed_cluster(self, name: str) -> Callable[[Client], None]:
+        """What the registration agent does with its bootstrap identity while it waits to
+        be accepted: create its ManagedCluster (unaccepted), unless the hub has it."""
+
+        def create(client: Client) -> None:
+            with contextlib.suppress(AlreadyExists):
+                client.create(self.managed_cluster(name), info=MANAGED_CLUSTER)
+
+        return create
 
     def managed_cluster(self, name: str) -> dict[str, Any]:
         spec: dict[str, Any] = {"hubAcceptsClient": self.accept}

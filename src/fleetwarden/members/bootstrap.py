@@ -32,6 +32,12 @@ from fleetwarden.api.certificates import (
     KUBE_APISERVER_CLIENT_SIGNER,
     CertificateSigningRequest,
 )
+from fleetwarden.api.karmada.cluster import AGENT_USER_PREFIX, AGENTS_GROUP
+from fleetwarden.api.ocm.cluster import (
+    AGENT_GROUP_PREFIX,
+    CLUSTER_NAME_LABEL,
+    MANAGED_CLUSTERS_GROUP,
+)
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.pki import KeyPair, new_certificate_request, new_key
 from fleetwarden.client.client import Client
@@ -64,6 +70,21 @@ class Identity:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
+def karmada_identity(cluster: str) -> Identity:
+    """karmadactl register's: `<cluster>-<5 random>` requests."""
+    return Identity(AGENT_USER_PREFIX + cluster, (AGENTS_GROUP,), f"{cluster}-")
+
+
+def ocm_identity(cluster: str, agent: str) -> Identity:
+    """The registration agent's: `<cluster>-<random>` requests labelled with the cluster."""
+    return Identity(
+        f"{AGENT_GROUP_PREFIX}{cluster}:{agent}",
+        (f"{AGENT_GROUP_PREFIX}{cluster}", MANAGED_CLUSTERS_GROUP),
+        f"{cluster}-",
+        {CLUSTER_NAME_LABEL: cluster},
+    )
+
+
 def joined_kubeconfig(
     bootstrap: KubeConfig,
     identity: Identity,
@@ -76,7 +97,13 @@ def joined_kubeconfig(
     """The agent's own kubeconfig: kept from before while valid, else asked for and
     written. `before_waiting` runs with the bootstrap client once the request is made (OCM's
     agent creates its ManagedCluster then, for an administrator to accept)."""
-    if _valid(kubeconfig, identity, now()):
+    kept = _kept(kubeconfig, identity, now())
+    if kept is not None:
+        if (kept.server, kept.certificate_authority) != (
+            bootstrap.server,
+            bootstrap.certificate_authority,
+        ):  # the hub moved (a new port, say): the bootstrap kubeconfig says where it is now
+            _write(kubeconfig, bootstrap, kept.client_certificate, kept.client_key)
         return kubeconfig
     key = new_key()
     with Client.from_kubeconfig(bootstrap) as client:
@@ -86,7 +113,8 @@ def joined_kubeconfig(
         logger.info("asked the hub for a certificate as %s (%s)", identity.user, name)
         before_waiting(client)
         certificate = _wait_for_certificate(client, name, timeout)
-    _write(kubeconfig, bootstrap, KeyPair(x509.load_pem_x509_certificate(certificate), key))
+    pair = KeyPair(x509.load_pem_x509_certificate(certificate), key)
+    _write(kubeconfig, bootstrap, pair.certificate_pem(), pair.key_pem())
     logger.info("joined as %s; kubeconfig %s", identity.user, kubeconfig)
     return kubeconfig
 
@@ -127,25 +155,27 @@ def _wait_for_certificate(client: Client, name: str, timeout: float) -> bytes:
         time.sleep(POLL_INTERVAL)
 
 
-def _valid(kubeconfig: Path, identity: Identity, now: datetime) -> bool:
-    """Whether the kubeconfig holds a certificate of this identity with time left."""
+def _kept(kubeconfig: Path, identity: Identity, now: datetime) -> KubeConfig | None:
+    """The kubeconfig, if it holds a certificate of this identity with time left."""
     if not kubeconfig.exists():
-        return False
+        return None
     try:
-        pem = load_kubeconfig(str(kubeconfig)).client_certificate
+        config = load_kubeconfig(str(kubeconfig))
     except KubeConfigError:
-        return False
-    if pem is None:
-        return False
-    certificate = x509.load_pem_x509_certificate(pem)
+        return None
+    if config.client_certificate is None or config.client_key is None:
+        return None
+    certificate = x509.load_pem_x509_certificate(config.client_certificate)
     names = certificate.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     mine = bool(names) and names[0].value == identity.user
-    return mine and certificate.not_valid_after_utc - now > RENEW_BEFORE
+    return config if mine and certificate.not_valid_after_utc - now > RENEW_BEFORE else None
 
 
-def _write(kubeconfig: Path, bootstrap: KubeConfig, client: KeyPair) -> None:
+def _write(
+    kubeconfig: Path, bootstrap: KubeConfig, certificate: bytes | None, key: bytes | None
+) -> None:
     kubeconfig.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     write_kubeconfig(
         kubeconfig, bootstrap.server, ca=bootstrap.certificate_authority,
-        certificate=client.certificate_pem(), key=client.key_pem(),
+        certificate=certificate, key=key,
     )  # fmt: skip

@@ -18,6 +18,15 @@ class CertificateRequest:
     organizations: tuple[str, ...]
     request: x509.CertificateSigningRequest
 
+    @property
+    def has_alternative_names(self) -> bool:
+        """Whether it asks for any subjectAltName (DNS, email, IP, URI)."""
+        try:
+            self.request.extensions.get_extension_for_class(x509.SubjectAlternativeName)
+        except x509.ExtensionNotFound:
+            return False
+        return True
+
 
 def parse_certificate_request(pem: bytes) -> CertificateRequest:
     """The request, its signature checked; ValueError when it is none."""

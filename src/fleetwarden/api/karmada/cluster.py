@@ -18,6 +18,12 @@ VERSION = "v1alpha1"
 SYNC_MODE_PUSH = "Push"
 SYNC_MODE_PULL = "Pull"
 
+# Who a karmada-agent is on the hub (karmadactl register): its certificate's CN and O, and
+# the group of the bootstrap tokens it joins with.
+AGENT_USER_PREFIX = "system:karmada:agent:"
+AGENTS_GROUP = "system:karmada:agents"
+AGENT_BOOTSTRAP_GROUP = "system:bootstrappers:karmada:default-cluster-token"
+
 # Cluster condition types.
 CONDITION_READY = "Ready"
 CONDITION_COMPLETE_API_ENABLEMENTS = "CompleteAPIEnablements"

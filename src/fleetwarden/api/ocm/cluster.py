@@ -42,6 +42,12 @@ CLUSTER_SET_LABEL = "cluster.open-cluster-management.io/clusterset"
 # clusterv1.ClusterNameLabelKey: on what the hub keeps for one cluster (its namespace, its
 # Lease, its agent's RBAC, its agent's CertificateSigningRequests).
 CLUSTER_NAME_LABEL = "open-cluster-management.io/cluster-name"
+# Who a registration agent is on the hub: its certificate's CN
+# (`system:open-cluster-management:<cluster>:<agent>`) and O, and the group of the
+# bootstrap tokens it joins with.
+AGENT_GROUP_PREFIX = "system:open-cluster-management:"
+MANAGED_CLUSTERS_GROUP = "system:open-cluster-management:managed-clusters"
+AGENT_BOOTSTRAP_GROUP = "system:bootstrappers:managedcluster"
 DEFAULT_CLUSTER_SET = "default"
 GLOBAL_CLUSTER_SET = "global"
 

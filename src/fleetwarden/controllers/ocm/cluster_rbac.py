@@ -21,31 +21,26 @@ from __future__ import annotations
 from typing import Any
 
 from fleetwarden.api import rbac
-from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound
 from fleetwarden.api.meta import Resource
-from fleetwarden.api.ocm.cluster import CLUSTER_NAME_LABEL, GROUP, REGISTER_GROUP
+from fleetwarden.api.ocm.cluster import (
+    AGENT_BOOTSTRAP_GROUP,
+    AGENT_GROUP_PREFIX,
+    CLUSTER_NAME_LABEL,
+    GROUP,
+    REGISTER_GROUP,
+)
 from fleetwarden.auth.bootstrap import READ, cluster_role, cluster_role_binding, group, rule
-from fleetwarden.runtime.manager import Context
 
 PREFIX = "open-cluster-management:managedcluster"
 REGISTRATION_ROLE = f"{PREFIX}:registration"
 WORK_ROLE = f"{PREFIX}:work"
 BOOTSTRAP_ROLE = "open-cluster-management:bootstrap"
-BOOTSTRAP_GROUP = "system:bootstrappers:managedcluster"
-AGENT_GROUP_PREFIX = "system:open-cluster-management:"
-MANAGED_CLUSTERS_GROUP = "system:open-cluster-management:managed-clusters"
 
 Obj = dict[str, Any]
-_RBAC_KINDS = {info.kind: info for info in rbac.KINDS}
 
 
 def agent_groups(cluster: str) -> list[Obj]:
     return [group(f"{AGENT_GROUP_PREFIX}{cluster}"), group(f"open-cluster-management:{cluster}")]
-
-
-def agent_user(cluster: str, agent: str) -> str:
-    """The CN of a registration agent's client certificate."""
-    return f"{AGENT_GROUP_PREFIX}{cluster}:{agent}"
 
 
 def static_policy() -> list[Obj]:
@@ -90,7 +85,7 @@ def static_policy() -> list[Obj]:
             ],
         ),
         cluster_role_binding(
-            f"{BOOTSTRAP_ROLE}:managedcluster", [group(BOOTSTRAP_GROUP)], BOOTSTRAP_ROLE
+            f"{BOOTSTRAP_ROLE}:managedcluster", [group(AGENT_BOOTSTRAP_GROUP)], BOOTSTRAP_ROLE
         ),
     ]
 
@@ -142,43 +137,3 @@ def cluster_of(obj: Resource) -> list[str]:
     """The cluster an RBAC object of the hub's was made for: fixed again when changed."""
     cluster = (obj.metadata.labels or {}).get(CLUSTER_NAME_LABEL)
     return [cluster] if cluster else []
-
-
-def apply(ctx: Context, wanted: Obj) -> None:
-    """resourceapply: create the object, or put back its rules, subjects and role (a
-    binding whose role changed is made anew: roleRef cannot change)."""
-    info = _RBAC_KINDS[wanted["kind"]]
-    meta = wanted["metadata"]
-    current = ctx.cache.informer(info).get(meta["name"], meta.get("namespace", ""))
-    if current is None:
-        try:
-            ctx.store.create(wanted)
-        except AlreadyExists:
-            raise Conflict(info.plural, info.group, meta["name"]) from None  # not seen yet
-        return
-    stored = current.to_dict()
-    fields = ("rules", "subjects", "roleRef")
-    if all(stored.get(f) == wanted.get(f) for f in fields) and _has_labels(stored, meta):
-        return
-    if stored.get("roleRef", wanted.get("roleRef")) != wanted.get("roleRef"):
-        ctx.store.delete(info, meta["name"], meta.get("namespace", ""))
-        ctx.store.create(wanted)
-        return
-    labels = {**(stored["metadata"].get("labels") or {}), **meta.get("labels", {})}
-    updated = {**stored, **{f: wanted[f] for f in fields if f in wanted}}
-    updated["metadata"] = {**stored["metadata"], "labels": labels}
-    ctx.store.update(updated)
-
-
-def remove(ctx: Context, obj: Obj) -> None:
-    info = _RBAC_KINDS[obj["kind"]]
-    meta = obj["metadata"]
-    try:
-        ctx.store.delete(info, meta["name"], meta.get("namespace", ""))
-    except NotFound:
-        return
-
-
-def _has_labels(stored: Obj, meta: Obj) -> bool:
-    labels = stored["metadata"].get("labels") or {}
-    return all(labels.get(k) == v for k, v in (meta.get("labels") or {}).items())

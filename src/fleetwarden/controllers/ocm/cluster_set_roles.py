@@ -25,8 +25,8 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterSet,
 )
 from fleetwarden.auth.bootstrap import READ, rule
-from fleetwarden.controllers.ocm.cluster_rbac import apply
 from fleetwarden.controllers.ocm.cluster_set import MANAGED_CLUSTER_SET
+from fleetwarden.controllers.rbac.apply import apply
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
 
 CONTROLLER = "clusterset-clusterrole-controller"

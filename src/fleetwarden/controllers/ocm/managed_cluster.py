@@ -38,13 +38,8 @@ from fleetwarden.api.ocm.cluster import (
     ManagedCluster,
 )
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.controllers.ocm.cluster_rbac import (
-    apply,
-    cluster_of,
-    cluster_rbac,
-    namespace_rbac,
-    remove,
-)
+from fleetwarden.controllers.ocm.cluster_rbac import cluster_of, cluster_rbac, namespace_rbac
+from fleetwarden.controllers.rbac.apply import apply, remove
 from fleetwarden.runtime.events import NORMAL
 from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
