@@ -1,5 +1,8 @@
 """One admission chain for the API server and the simulator: decode, default, validate.
 
+First the object is decoded as the API server decodes it: the fields its kind's model does
+not declare are dropped, and recorded on the request for field validation to report.
+
 A plugin belongs to one kind and has a mutating half (upstream's defaulting and mutating
 webhooks) and a validating half (the CRD schema's enums, patterns and ranges, and
 upstream's validating webhooks). Every refusal is a 422 Invalid naming the fields at fault:
@@ -16,6 +19,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from fleetwarden.admission.undeclared import prune_undeclared
 from fleetwarden.api.errors import ErrorList, Invalid
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
@@ -53,9 +57,9 @@ class Request:
     info: KindInfo
     now: datetime
     config: AdmissionConfig
-    # The fields a custom kind's schema pruned from the object as given (`spec.foo`), for
-    # field validation to report; None if no schema pruned it.
-    pruned: list[str] | None = None
+    # The fields decoding (or a custom kind's schema) dropped from the object as given
+    # (`spec.foo`), for field validation to report.
+    pruned: list[str] = field(default_factory=list)
 
     @property
     def operation(self) -> Operation:
@@ -120,10 +124,11 @@ class AdmissionChain:
         it would be stored (a mutating plugin may have replaced it), and what else the
         plugins recorded on it. Raises Invalid naming every broken rule."""
         typed = self.registry.decode(obj if isinstance(obj, Mapping) else obj.to_dict())
+        pruned = prune_undeclared(typed)
         info = self.registry.info(typed.api_version, typed.kind)
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
-        request = Request(typed, old, info, now, config or AdmissionConfig())
+        request = Request(typed, old, info, now, config or AdmissionConfig(), pruned)
         plugins = self.plugins.get((info.api_version, info.kind)) or (
             self.custom if info.custom is not None else []
         )

@@ -91,7 +91,7 @@ class Resources:
             namespaces.require_namespace(self.store, info, obj)
         request = self.chain.review(obj, None, now=self.clock.now(), config=self.config)
         admitted: Resource = request.obj
-        warnings = check_fields(info, obj, admitted, options.field_validation, request.pruned)
+        warnings = check_fields(info, request.pruned, options.field_validation)
         wire = admitted.to_dict()
         if options.dry_run:
             return Written(wire, warnings)
@@ -208,7 +208,7 @@ class Resources:
             old = self.chain.registry.decode(current)
             request = self.chain.review(new, old, now=self.clock.now(), config=self.config)
             admitted: Resource = request.obj
-            warnings = check_fields(info, new, admitted, options.field_validation, request.pruned)
+            warnings = check_fields(info, request.pruned, options.field_validation)
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)
