@@ -105,11 +105,17 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[..., Agent]]:
 
 
 def deployment(replicas: int = 2, **metadata: Any) -> dict[str, Any]:
+    """A Deployment the member's API server admits."""
+    pods = {"matchLabels": {"app": "nginx"}}
+    template = {
+        "metadata": {"labels": pods["matchLabels"]},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+    }
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "nginx", "namespace": "default", **metadata},
-        "spec": {"replicas": replicas},
+        "spec": {"replicas": replicas, "selector": pods, "template": template},
     }
 
 

@@ -127,11 +127,19 @@ def cluster(name: str = "member1", **spec: Any) -> dict[str, Any]:
 
 
 def deployment(name: str = "web", namespace: str = "default", **labels: str) -> dict[str, Any]:
+    labels = labels or {"app": name}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": name}},
-        "spec": {"replicas": 1},
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
     }
 
 

@@ -1,7 +1,8 @@
 """One admission chain for the API server and the simulator: decode, default, validate.
 
-First the object is decoded as the API server decodes it: the fields its kind's model does
-not declare are dropped, and recorded on the request for field validation to report.
+First the object is decoded as the API server decodes it: a built-in kind by its plugin's
+`decode` (its Go type), any other typed kind by its model; either way the fields its type
+does not declare are dropped, and recorded on the request for field validation to report.
 
 A plugin belongs to one kind and has a mutating half (upstream's defaulting and mutating
 webhooks) and a validating half (the CRD schema's enums, patterns and ranges, and
@@ -77,6 +78,9 @@ class Request:
 
 Mutate = Callable[[Request], None]
 Validate = Callable[[Request], ErrorList]
+# The wire object as its Go type holds it, and the paths of the fields the type dropped;
+# raises DecodeError for a value of the wrong type.
+Decode = Callable[[Mapping[str, Any]], tuple[dict[str, Any], list[str]]]
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class Plugin:
     validate: Validate | None = None
     # The kind's own metadata.name rule (its REST strategy's nameFn), if not a DNS subdomain.
     name_rule: NameRule | None = None
+    decode: Decode | None = None
 
 
 @dataclass
@@ -122,16 +127,21 @@ class AdmissionChain:
     ) -> Request:
         """`admit`, handing back the request as admission left it: its `obj` the object as
         it would be stored (a mutating plugin may have replaced it), and what else the
-        plugins recorded on it. Raises Invalid naming every broken rule."""
-        typed = self.registry.decode(obj if isinstance(obj, Mapping) else obj.to_dict())
-        pruned = prune_undeclared(typed)
+        plugins recorded on it. Raises Invalid naming every broken rule, or DecodeError (400)
+        for a value its kind's type cannot hold."""
+        data = obj if isinstance(obj, Mapping) else obj.to_dict()
+        plugins = self._plugins(data)
+        decode = next((p.decode for p in plugins if p.decode), None)
+        pruned: list[str] = []
+        if decode is not None:
+            data, pruned = decode(data)
+        typed = self.registry.decode(data)
+        if decode is None:
+            pruned = prune_undeclared(typed)
         info = self.registry.info(typed.api_version, typed.kind)
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
         request = Request(typed, old, info, now, config or AdmissionConfig(), pruned)
-        plugins = self.plugins.get((info.api_version, info.kind)) or (
-            self.custom if info.custom is not None else []
-        )
         for plugin in plugins:
             if plugin.mutate:
                 plugin.mutate(request)
@@ -145,3 +155,13 @@ class AdmissionChain:
         if errors:
             raise request.invalid(errors)
         return request
+
+    def _plugins(self, data: Mapping[str, Any]) -> list[Plugin]:
+        """The plugins of the object's kind; none if it names no kind (decoding says so)."""
+        api_version, kind = data.get("apiVersion"), data.get("kind")
+        if not (isinstance(api_version, str) and api_version and isinstance(kind, str) and kind):
+            return []
+        info = self.registry.info(api_version, kind)
+        return self.plugins.get((info.api_version, info.kind)) or (
+            self.custom if info.custom is not None else []
+        )

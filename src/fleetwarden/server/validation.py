@@ -1,9 +1,9 @@
 """Server-side field validation (`fieldValidation=Strict|Warn|Ignore`): the fields that
-decoding dropped from the object as given, because its kind's type (a typed kind's model,
-a custom kind's CRD schema) does not declare them. Admission drops them and records them on
-its request; here they are, as the API server does, refused (Strict: 400) or reported in a
-`Warning` header (Warn, the default). Resource templates of kinds without a type are taken
-as they are, whatever their fields.
+decoding dropped from the object as given, because its kind's type (a built-in kind's Go
+type, a typed kind's model, a custom kind's CRD schema) does not declare them. Admission
+drops them and records them on its request; here they are, as the API server does, refused
+(Strict: 400) or reported in a `Warning` header (Warn, the default). Resource templates of
+kinds without a type are taken as they are, whatever their fields.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetwarden.admission import default_chain
-from fleetwarden.api.errors import Invalid, NotFound, StatusError
+from fleetwarden.api.errors import DecodeError, Invalid, NotFound, StatusError
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.hub import hub_controllers
@@ -161,7 +161,7 @@ class Simulation:
         at = offset(self.scenario.start_time, self.clock.now())
         try:
             self._admit(reject.object)
-        except Invalid as exc:
+        except (Invalid, DecodeError) as exc:  # refused by validation, or by decoding
             passed = reject.reason in exc.message
             return Outcome(reject.path, at, passed, "reject", reject.reason, exc.message, None)
         return Outcome(reject.path, at, False, "reject", reject.reason, "admitted", None)
