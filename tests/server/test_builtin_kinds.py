@@ -28,8 +28,16 @@ def test_a_config_map_of_the_wrong_shape_is_a_bad_request(api: Api) -> None:
         "reason": "BadRequest", "code": 400,
     })  # fmt: skip
     assert api.post(CONFIG_MAPS, config_map("good", data={"a": "1"})).status == 201
-    # A patch that breaks the type is refused too, and the stored object stays readable.
-    assert api.patch(f"{CONFIG_MAPS}/good", {"data": {"a": 1}}, MERGE).status == 400
+    # A patch that breaks the type is refused too (quoting the patched object), and the
+    # stored object stays readable.
+    patched = api.patch(f"{CONFIG_MAPS}/good", {"data": {"a": 1}}, MERGE)
+    assert patched.status == 422
+    assert patched.json["message"].startswith(' "" is invalid: patch: Invalid value: "{')
+    (cause,) = patched.json["details"]["causes"]
+    assert cause["field"] == "patch" and '\\"data\\":{\\"a\\":1}' in cause["message"]
+    assert cause["message"].endswith(
+        '": json: cannot unmarshal number into Go struct field ConfigMap.data of type string'
+    )
     configuration = client.Configuration()
     configuration.host = api.url
     with client.ApiClient(configuration) as api_client:

@@ -10,13 +10,22 @@ event loop.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api import apiextensions
-from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
+from fleetwarden.api.errors import (
+    BadRequest,
+    Conflict,
+    DecodeError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Path,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
@@ -122,6 +131,8 @@ class Resources:
         patch_type: PatchType,
         options: WriteOptions,
     ) -> Written:
+        last: list[Obj] = []
+
         def patched(current: Obj) -> Obj:
             new = apply_patch(info, current, patch, patch_type)
             meta = new.get("metadata")
@@ -130,9 +141,15 @@ class Resources:
                 raise BadRequest(
                     f"the name of the object ({found}) does not match the name on the URL ({name})"
                 )
+            last[:] = [new]
             return new
 
-        return self._write(info, namespace, name, subresource, patched, options)
+        try:
+            return self._write(info, namespace, name, subresource, patched, options)
+        except DecodeError as exc:
+            # The patch handler decodes the patched object itself: a 422 quoting it.
+            text = json.dumps(last[0], separators=(",", ":"), ensure_ascii=False)
+            raise Invalid("", "", "", [Path("patch").invalid(text, exc.detail)]) from None
 
     def delete(
         self, info: KindInfo, namespace: str | None, name: str, body: Any, dry_run: bool
