@@ -380,6 +380,9 @@ def test_daemon_set_rules():
         "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when "
         "maxUnavailable is non-zero",
     ]
+    assert errors(workload("DaemonSet", selector={})) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for daemonset"
+    ]
 
 
 def job(**spec: Any) -> dict[str, Any]:

@@ -244,8 +244,11 @@ def _scalar(*types: type) -> Callable[[_Type, Any, _At], Any]:
     return check
 
 
+_string = _scalar(str)
+
+
 def _time(t: _Type, value: Any, at: _At) -> str:
-    text = _scalar(str)(t, value, at)
+    text = _string(t, value, at)
     try:
         parse_time(text)
     except ValueError:
@@ -257,7 +260,7 @@ def _time(t: _Type, value: Any, at: _At) -> str:
 
 
 def _bytes(t: _Type, value: Any, at: _At) -> str:
-    text: str = _scalar(str)(t, value, at)
+    text: str = _string(t, value, at)
     offset = _base64_error_offset(text)
     if offset is not None:
         raise _DecodeError(f"illegal base64 data at input byte {offset}")
@@ -290,7 +293,7 @@ def _int_or_string(t: _Type, value: Any, at: _At) -> Any:
 
 
 _SCALAR_DECODERS: dict[str, Callable[[_Type, Any, _At], Any]] = {
-    "string": _scalar(str),
+    "string": _string,
     "bool": _scalar(bool),
     "float": _scalar(int, float),
     "int": _int,

@@ -39,13 +39,15 @@ _NO_MATCH = "`selector` does not match template `labels`"
 # --- selectors and templates ---------------------------------------------------------------------
 
 
-def _selector(spec: Obj, noun: str | None) -> tuple[ErrorList, Selector | None]:
-    """The selector's errors (a nil one Required, an empty one refused for `noun` if given),
-    and the labels.Selector it converts to, None if it does not."""
+def _selector(
+    spec: Obj, noun: str | None, *, required: bool = True
+) -> tuple[ErrorList, Selector | None]:
+    """The selector's errors (an empty one refused for `noun` if given), and the
+    labels.Selector it converts to, None if it does not; a nil one matches nothing."""
     raw = spec.get("selector")
     path = SPEC.child("selector")
     if raw is None:
-        return ([path.required()] if noun else []), NOTHING
+        return ([path.required()] if required else []), NOTHING
     selector = LabelSelector.model_validate(raw)
     errs = validate_label_selector(selector, path)
     if noun and not raw.get("matchLabels") and not raw.get("matchExpressions"):
@@ -220,14 +222,10 @@ def _stateful_set_strategy(strategy: Obj | None, path: Path) -> ErrorList:
 
 def validate_daemon_set(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
-    errs, selector = _selector(spec, None)
+    errs, selector = _selector(spec, "daemonset", required=False)
     template = spec.get("template") or {}
     path = SPEC.child("template")
     errs += _labels_match(selector, template, path)
-    if spec.get("selector") is not None and not any(
-        spec["selector"].get(k) for k in ("matchLabels", "matchExpressions")
-    ):
-        errs.append(SPEC.child("selector").invalid({}, "empty selector is invalid for daemonset"))
     errs += validate_pod_template(template, path)
     errs += _always_restarted(template, path, "DaemonSet")
     errs += _nonnegative(spec, "minReadySeconds", "templateGeneration")
@@ -261,14 +259,12 @@ def _daemon_set_strategy(strategy: Obj | None, path: Path) -> ErrorList:
 def validate_job(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
     errs = _job_spec(spec, SPEC)
-    raw = spec.get("selector")
-    if raw is None:
+    if spec.get("selector") is None:
         # Upstream generates it, unless manualSelector asks for the user's own.
         return errs + ([SPEC.child("selector").required()] if spec.get("manualSelector") else [])
     selector_errs, selector = _selector(spec, None)
     errs += selector_errs
-    if selector is not None:
-        errs += _labels_match(selector, spec.get("template") or {}, SPEC.child("template"))
+    errs += _labels_match(selector, spec.get("template") or {}, SPEC.child("template"))
     return errs
 
 
