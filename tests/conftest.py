@@ -12,11 +12,9 @@ from fleetwarden.cli.up import Hub
 from fleetwarden.client.client import Client
 from fleetwarden.client.kubeconfig import load_kubeconfig
 
-AdminClient = Callable[[Hub], Client]
-
 
 @pytest.fixture
-def admin_client(tmp_path: Path) -> Iterator[AdminClient]:
+def admin_client(tmp_path: Path) -> Iterator[Callable[[Hub], Client]]:
     """Clients of a started hub as its administrator; closed at the end of the test."""
     clients: list[Client] = []
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from fleetwarden.api.authorization import Authorizer
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.auth.bootstrap import kubernetes_policy
+from fleetwarden.auth.bootstrap import karmada_policy, kubernetes_policy
 from fleetwarden.auth.pki import KeyPair
 from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
@@ -86,10 +86,11 @@ def hub_controllers(
 
 
 def bootstrap_policy() -> list[dict[str, Any]]:
-    """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings, and
-    the roles OCM's registration agents use."""
+    """The RBAC policy a hub starts with: Kubernetes' bootstrap roles and bindings,
+    Karmada's aggregated roles, and the roles both dialects' agents join with."""
     return [
         *kubernetes_policy(),
+        *karmada_policy(),
         *agent_csr_approving.static_policy(),
         *ocm_cluster_rbac.static_policy(),
     ]

@@ -104,11 +104,19 @@ def managed_cluster(name: str) -> dict[str, Any]:
 
 
 def deployment(name: str, namespace: str = "default") -> dict[str, Any]:
+    labels = {"app": name}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name}},
-        "spec": {"replicas": 1},
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
     }
 
 

@@ -38,3 +38,20 @@ def cluster(name: str = "member1", **spec: Any) -> dict[str, Any]:
         "metadata": {"name": name, "labels": {"location": "us"}},
         "spec": {"syncMode": "Push", **spec},
     }
+
+
+def deployment(name: str, **metadata: Any) -> dict[str, Any]:
+    """The least Deployment the API server admits."""
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, **metadata},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
+    }

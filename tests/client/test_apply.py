@@ -19,7 +19,7 @@ from fleetwarden.client.apply import (
 )
 from fleetwarden.store.patch import merge_patch
 
-from .conftest import cluster
+from .conftest import cluster, deployment
 
 CASES: list[dict[str, Any]] = yaml.safe_load(
     (Path(__file__).parent / "data" / "three_way_merge_patch.yaml").read_text()
@@ -87,8 +87,7 @@ def test_apply_over_an_object_not_made_by_apply_says_so(client: Client) -> None:
 
 
 def test_apply_puts_a_namespaced_object_in_the_clients_namespace(client: Client) -> None:
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}}
-    applied = apply(client, deployment)
+    applied = apply(client, deployment("web"))
     assert applied.object["metadata"]["namespace"] == "default"
     last = json.loads(applied.object["metadata"]["annotations"][LAST_APPLIED_ANNOTATION])
     assert last["metadata"] == {"name": "web", "namespace": "default"}

@@ -30,7 +30,7 @@ from fleetwarden.runtime.clock import RealClock
 from fleetwarden.server import Server, create_app
 from fleetwarden.store import MemoryStore
 
-from .conftest import cluster
+from .conftest import cluster, deployment
 
 
 @pytest.mark.parametrize(
@@ -130,11 +130,10 @@ def test_create_get_list_update_patch_delete(client: Client) -> None:
 
 
 def test_namespaced_objects_default_to_the_clients_namespace(server: Server) -> None:
-    deployments_in = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"replicas": 1}}
     with Client(server.url, namespace="kube-system") as client:
         deploy = client.resolve("deploy")
-        created = client.create({**deployments_in, "metadata": {"name": "web"}})
-        client.create({**deployments_in, "metadata": {"name": "api", "namespace": "default"}})
+        created = client.create(deployment("web"))
+        client.create(deployment("api", namespace="default"))
         assert created["metadata"]["namespace"] == "kube-system"
         assert client.get(deploy, "web")["metadata"]["name"] == "web"
         assert [d["metadata"]["name"] for d in client.list(deploy, "kube-system")["items"]] == [
@@ -210,13 +209,7 @@ def test_watch_by_label_selector_and_namespace(client: Client) -> None:
         ("b", "default", "db"),
         ("c", "kube-system", "web"),
     ):
-        client.create(
-            {
-                "apiVersion": "apps/v1",
-                "kind": "Deployment",
-                "metadata": {"name": name, "namespace": namespace, "labels": {"app": app}},
-            }
-        )
+        client.create(deployment(name, namespace=namespace, labels={"app": app}))
     with client.watch(
         deploy, "default", resource_version=version, label_selector="app=web", timeout_seconds=1
     ) as stream:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from conftest import AdminClient
 
 from fleetwarden.admission import default_chain
 from fleetwarden.api.errors import Expired, NotFound
@@ -56,7 +55,7 @@ def eventually(check: Callable[[], T | None], timeout: float = 10) -> T:
 
 
 @pytest.fixture
-def client(tmp_path: Path, admin_client: AdminClient) -> Iterator[Client]:
+def client(tmp_path: Path, admin_client: Callable[[Hub], Client]) -> Iterator[Client]:
     hub = Hub(tmp_path, Serving(port=0), SETTINGS)
     hub.start()
     yield admin_client(hub)

@@ -12,7 +12,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import AdminClient
 from typer.testing import CliRunner
 
 from fleetwarden.admission import default_chain
@@ -82,7 +81,7 @@ def kube(member: Member) -> Iterator[KubeCluster]:
 
 
 @pytest.fixture
-def hub(tmp_path: Path, admin_client: AdminClient) -> Iterator[Client]:
+def hub(tmp_path: Path, admin_client: Callable[[Hub], Client]) -> Iterator[Client]:
     running = Hub(tmp_path / "hub", Serving(port=0), SETTINGS)
     running.start()
     yield admin_client(running)
@@ -107,11 +106,17 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[..., Agent]]:
 
 
 def deployment(replicas: int = 2, **metadata: Any) -> dict[str, Any]:
+    """A Deployment the member's API server admits."""
+    pods = {"matchLabels": {"app": "nginx"}}
+    template = {
+        "metadata": {"labels": pods["matchLabels"]},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx"}]},
+    }
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "nginx", "namespace": "default", **metadata},
-        "spec": {"replicas": replicas},
+        "spec": {"replicas": replicas, "selector": pods, "template": template},
     }
 
 

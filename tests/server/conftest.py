@@ -11,6 +11,7 @@ import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -127,11 +128,19 @@ def cluster(name: str = "member1", **spec: Any) -> dict[str, Any]:
 
 
 def deployment(name: str = "web", namespace: str = "default", **labels: str) -> dict[str, Any]:
+    labels = labels or {"app": name}
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": labels or {"app": name}},
-        "spec": {"replicas": 1},
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "nginx"}]},
+            },
+        },
     }
 
 
@@ -196,3 +205,81 @@ def kubectl(request: pytest.FixtureRequest, api: Api, tmp_path: Path) -> Kubectl
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(yaml.safe_dump(config))
     return Kubectl(path, {"KUBECONFIG": str(kubeconfig), "HOME": str(tmp_path)})
+
+
+# --- a hub that authenticates and authorizes: TLS, client certificates, tokens, RBAC ------------
+
+
+@dataclass
+class SecureApi:
+    """A TLS server over a MemoryStore with the bootstrap RBAC policy; users are made by
+    minting client certificates from its CA (or by the token file's tokens)."""
+
+    url: str
+    store: CoreStore
+    server: Server
+    ca: Any  # auth.pki.KeyPair
+    directory: Path
+    audit_log: Path
+
+    def kubeconfig(self, user: str, *groups: str, token: str | None = None) -> Path:
+        """A kubeconfig for this user: a client certificate (CN user, O groups), or a token."""
+        from fleetwarden.auth.pki import client_certificate
+        from fleetwarden.client.kubeconfig import write_kubeconfig
+
+        path = self.directory / f"{user}.kubeconfig"
+        ca = self.ca.certificate_pem()
+        if token is not None:
+            write_kubeconfig(path, self.url, ca=ca, token=token)
+            return path
+        pair = client_certificate(self.ca, user, groups, datetime.now(UTC))
+        write_kubeconfig(
+            path, self.url, ca=ca, certificate=pair.certificate_pem(), key=pair.key_pem()
+        )
+        return path
+
+    def client(self, user: str, *groups: str, token: str | None = None) -> Any:
+        from fleetwarden.client.client import Client
+        from fleetwarden.client.kubeconfig import load_kubeconfig
+
+        config = load_kubeconfig(str(self.kubeconfig(user, *groups, token=token)))
+        return Client.from_kubeconfig(config)
+
+
+TOKENS = 'tok-carol,carol,1001,"team-b,auditors"\n'
+
+
+@pytest.fixture
+def secure_api(tmp_path: Path) -> Iterator[SecureApi]:
+    from fleetwarden.auth import pki
+    from fleetwarden.auth.audit import AuditLog
+    from fleetwarden.auth.authn import Authenticator, load_token_file
+    from fleetwarden.auth.bootstrap import kubernetes_policy
+    from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
+    from fleetwarden.runtime.access import bootstrap_tokens, rbac_authorizer
+    from fleetwarden.server.security import Security
+    from fleetwarden.server.tls import TLS
+
+    now = datetime.now(UTC)
+    ca = pki.new_ca("test-ca", now)
+    ca.write(tmp_path / "ca.crt", tmp_path / "ca.key")
+    pki.serving_certificate(ca, [], now).write(tmp_path / "tls.crt", tmp_path / "tls.key")
+    (tmp_path / "tokens.csv").write_text(TOKENS)
+    store = MemoryStore()
+    ensure_bootstrap_policy(store, kubernetes_policy())
+    audit = tmp_path / "audit.log"
+    authenticator = Authenticator(
+        tokens=load_token_file(tmp_path / "tokens.csv"),
+        bootstrap=bootstrap_tokens(store, RealClock()),
+    )
+    security = Security(authenticator, rbac_authorizer(store), AuditLog(audit))
+    app = create_app(store, default_chain(), RealClock(), security=security)
+    tls = TLS(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "ca.crt")
+    server = Server(app, tls=tls)
+    server.start()
+    try:
+        yield SecureApi(server.url, store, server, ca, tmp_path, audit)
+    finally:
+        server.stop()
+        assert security.audit is not None
+        security.audit.close()

@@ -275,6 +275,35 @@ def test_reject_leaves_the_stored_object_unchanged_and_fails_when_admitted() -> 
     ]
 
 
+def test_built_in_kinds_are_refused_and_pruned_as_by_the_api_server() -> None:
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"replicas": -1}}  # fmt: skip
+    report = run(
+        scenario(
+            objects=[{**config_map, "data": {"a": "1"}, "colour": "blue"}],
+            steps=[
+                {
+                    "at": "1s",
+                    "reject": [
+                        {"object": {**config_map, "data": [1]}, "reason": "ConfigMap.data"},
+                        {"object": deployment, "reason": "spec.replicas: Invalid value: -1"},
+                    ],
+                    "expect": [
+                        {
+                            "object": {"apiVersion": "v1", "kind": "ConfigMap", "name": "c",
+                                       "namespace": "default"},
+                            "query": "[data, colour]",
+                            "equals": [{"a": "1"}, None],
+                        }
+                    ],
+                }
+            ],
+        )
+    )  # fmt: skip
+    assert report.failed == 0, outcomes(report)
+
+
 def test_an_object_refused_at_t0_makes_the_scenario_invalid(tmp_path: Path) -> None:
     file = tmp_path / "bad.yaml"
     file.write_text(json.dumps(scenario(objects=[{**PUSH, "metadata": {"name": "Member_1"}}])))

@@ -4,11 +4,11 @@ the controllers as they work and served on /metrics."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from conftest import AdminClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from fleetwarden.api.karmada.cluster import Cluster
@@ -141,7 +141,7 @@ def test_a_graceful_failover_is_scheduled_evicted_and_timed_in_virtual_time() ->
 
 
 def test_the_hub_serves_its_metrics_with_the_clusters_it_knows(
-    tmp_path: Path, admin_client: AdminClient
+    tmp_path: Path, admin_client: Callable[[Hub], Client]
 ) -> None:
     settings = Settings(cluster_status_update_frequency=timedelta(milliseconds=100))
     hub = Hub(tmp_path, Serving(port=0), settings)

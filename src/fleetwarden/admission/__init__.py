@@ -1,6 +1,14 @@
 """Layer 3: defaulting and validation per kind, one chain for the API server and the simulator."""
 
-from fleetwarden.admission import apiextensions, certificates, custom_resource, karmada, ocm, rbac
+from fleetwarden.admission import (
+    apiextensions,
+    builtin,
+    certificates,
+    custom_resource,
+    karmada,
+    ocm,
+    rbac,
+)
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig, Operation, Plugin, Request
 from fleetwarden.api.registry import REGISTRY, Registry
 
@@ -11,6 +19,7 @@ def default_chain(registry: Registry = REGISTRY) -> AdmissionChain:
     """Every kind's admission, the kinds resolved by `registry` (a hub's, to know its custom
     kinds' scope)."""
     chain = AdmissionChain(registry)
+    chain.register(builtin.PLUGINS)
     chain.register([apiextensions.PLUGIN])
     chain.register(rbac.PLUGINS)
     chain.register(certificates.PLUGINS)

@@ -1,5 +1,9 @@
 """One admission chain for the API server and the simulator: decode, default, validate.
 
+First the object is decoded as the API server decodes it: a built-in kind by its plugin's
+`decode` (its Go type), any other typed kind by its model; either way the fields its type
+does not declare are dropped, and recorded on the request for field validation to report.
+
 A plugin belongs to one kind and has a mutating half (upstream's defaulting and mutating
 webhooks) and a validating half (the CRD schema's enums, patterns and ranges, and
 upstream's validating webhooks). Every refusal is a 422 Invalid naming the fields at fault:
@@ -16,6 +20,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from fleetwarden.admission.undeclared import prune_undeclared
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Attributes, Authorizer
 from fleetwarden.api.errors import ErrorList, Invalid
@@ -55,9 +60,9 @@ class Request:
     info: KindInfo
     now: datetime
     config: AdmissionConfig
-    # The fields a custom kind's schema pruned from the object as given (`spec.foo`), for
-    # field validation to report; None if no schema pruned it.
-    pruned: list[str] | None = None
+    # The fields decoding (or a custom kind's schema) dropped from the object as given
+    # (`spec.foo`), for field validation to report.
+    pruned: list[str] = field(default_factory=list)
     # Who sends it, and what may decide what they may do (webhooks that ask, as OCM's do).
     user: UserInfo = ADMIN
     authorizer: Authorizer | None = None
@@ -87,6 +92,9 @@ Mutate = Callable[[Request], None]
 Validate = Callable[[Request], ErrorList]
 # A validating webhook that asks what the sender may do: it raises the webhook's denial.
 Authorize = Callable[[Request], None]
+# The wire object as its Go type holds it, and the paths of the fields the type dropped;
+# raises DecodeError for a value of the wrong type.
+Decode = Callable[[Mapping[str, Any]], tuple[dict[str, Any], list[str]]]
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,7 @@ class Plugin:
     # Checks of the sender's rights, made once the object is valid (the webhooks that send
     # SubjectAccessReviews, as OCM's registration webhooks do).
     authorize: Authorize | None = None
+    decode: Decode | None = None
 
 
 @dataclass
@@ -120,9 +129,12 @@ class AdmissionChain:
         *,
         now: datetime,
         config: AdmissionConfig | None = None,
+        user: UserInfo = ADMIN,
+        authorizer: Authorizer | None = None,
     ) -> Resource:
         """The object as it would be stored, or Invalid naming every broken rule."""
-        admitted: Resource = self.review(obj, old, now=now, config=config).obj
+        request = self.review(obj, old, now=now, config=config, user=user, authorizer=authorizer)
+        admitted: Resource = request.obj
         return admitted
 
     def review(
@@ -138,19 +150,25 @@ class AdmissionChain:
     ) -> Request:
         """`admit`, handing back the request as admission left it: its `obj` the object as
         it would be stored (a mutating plugin may have replaced it), and what else the
-        plugins recorded on it. Raises Invalid naming every broken rule (or a plugin's
-        Forbidden, for what the sender may not do)."""
-        typed = self.registry.decode(obj if isinstance(obj, Mapping) else obj.to_dict())
+        plugins recorded on it. Raises Invalid naming every broken rule, DecodeError (400)
+        for a value its kind's type cannot hold, or a plugin's Forbidden for what the sender
+        may not do."""
+        data = obj if isinstance(obj, Mapping) else obj.to_dict()
+        plugins = self._plugins(data)
+        decode = next((p.decode for p in plugins if p.decode), None)
+        pruned: list[str] = []
+        if decode is not None:
+            data, pruned = decode(data)
+        typed = self.registry.decode(data)
+        if decode is None:
+            pruned = prune_undeclared(typed)
         info = self.registry.info(typed.api_version, typed.kind)
         if info.namespaced and not typed.metadata.namespace:
             typed.metadata.namespace = DEFAULT_NAMESPACE
         request = Request(
-            typed, old, info, now, config or AdmissionConfig(),
+            typed, old, info, now, config or AdmissionConfig(), pruned,
             user=user, authorizer=authorizer, subresource=subresource,
         )  # fmt: skip
-        plugins = self.plugins.get((info.api_version, info.kind)) or (
-            self.custom if info.custom is not None else []
-        )
         for plugin in plugins:
             if plugin.mutate:
                 plugin.mutate(request)
@@ -167,3 +185,13 @@ class AdmissionChain:
             if plugin.authorize:
                 plugin.authorize(request)
         return request
+
+    def _plugins(self, data: Mapping[str, Any]) -> list[Plugin]:
+        """The plugins of the object's kind; none if it names no kind (decoding says so)."""
+        api_version, kind = data.get("apiVersion"), data.get("kind")
+        if not (isinstance(api_version, str) and api_version and isinstance(kind, str) and kind):
+            return []
+        info = self.registry.info(api_version, kind)
+        return self.plugins.get((info.api_version, info.kind)) or (
+            self.custom if info.custom is not None else []
+        )

@@ -117,8 +117,9 @@ class NonResourceRule(Model):
 
 
 class SubjectRulesReviewStatus(Model):
-    resource_rules: list[ResourceRule] = Field(default_factory=list)
-    non_resource_rules: list[NonResourceRule] = Field(default_factory=list)
+    # Null in what a client sends (Go's nil slices); filled in what the server answers.
+    resource_rules: list[ResourceRule] | None = None
+    non_resource_rules: list[NonResourceRule] | None = None
     incomplete: bool = False
     evaluation_error: str | None = None
 

@@ -181,6 +181,15 @@ class BadRequest(StatusError):
     reason = "BadRequest"
 
 
+class DecodeError(BadRequest):
+    """400: an object that its kind's type cannot hold (`json: cannot unmarshal ...`, the
+    decoder's own words, kept as `detail`: a patch's refusal quotes them)."""
+
+    def __init__(self, kind: str, version: str, detail: str) -> None:
+        self.detail = detail
+        super().__init__(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
+
+
 def _qualified(resource: str, group: str) -> str:
     """schema.GroupResource.String(): `clusters.cluster.karmada.io`."""
     return f"{resource}.{group}" if group else resource

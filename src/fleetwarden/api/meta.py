@@ -119,6 +119,9 @@ class ObjectMeta(Model):
     annotations: dict[str, str] | None = None
     owner_references: list[OwnerReference] | None = None
     finalizers: list[str] | None = None
+    # The server's own: kept as given, read by no one here.
+    managed_fields: list[dict[str, Any]] | None = None
+    self_link: str | None = None
 
 
 class ListMeta(Model):

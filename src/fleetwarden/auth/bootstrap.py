@@ -245,3 +245,29 @@ def kubernetes_policy() -> list[Obj]:
             "system:public-info-viewer", [group(AUTHENTICATED), group(UNAUTHENTICATED)]
         ),
     ]
+
+
+def _with_status(*resources: str) -> list[str]:
+    return [name for resource in resources for name in (resource, f"{resource}/status")]
+
+
+_KARMADA_KINDS = [
+    ("autoscaling.karmada.io", _with_status("cronfederatedhpas", "federatedhpas")),
+    ("multicluster.x-k8s.io", _with_status("serviceexports", "serviceimports")),
+    ("networking.karmada.io", _with_status("multiclusteringresses", "multiclusterservices")),
+    ("policy.karmada.io", ["overridepolicies", "propagationpolicies"]),
+    ("work.karmada.io", _with_status("resourcebindings", "works")),
+]
+
+
+def karmada_policy() -> list[Obj]:
+    """karmada-view and karmada-edit, aggregated into view, edit and so admin: the
+    namespaced kinds of Karmada's API (artifacts/deploy/admin-clusterrole-aggregation.yaml)."""
+
+    def rules(verbs: Sequence[str]) -> list[Obj]:
+        return [rule([group], resources, verbs) for group, resources in _KARMADA_KINDS]
+
+    return [
+        cluster_role("karmada-view", rules(READ), labels={AGGREGATE_TO_VIEW: "true"}),
+        cluster_role("karmada-edit", rules(WRITE), labels={AGGREGATE_TO_EDIT: "true"}),
+    ]

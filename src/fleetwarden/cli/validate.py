@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from fleetwarden.admission import AdmissionConfig, default_chain
-from fleetwarden.api.errors import Invalid
+from fleetwarden.api.errors import DecodeError, Invalid
 from fleetwarden.cli.io import load_documents
 
 
@@ -29,7 +29,7 @@ def validate(
         for doc in load_documents(path):
             try:
                 obj = chain.admit(doc, now=datetime.now(UTC), config=config)
-            except Invalid as exc:
+            except (Invalid, DecodeError) as exc:
                 refused += 1
                 typer.echo(f"{path}: {exc.message}", err=True)
                 continue

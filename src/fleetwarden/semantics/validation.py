@@ -148,6 +148,67 @@ def is_label_value(value: str) -> list[str]:
     return errs
 
 
+_CONFIG_MAP_KEY_FMT = "[-._a-zA-Z0-9]+"
+_CONFIG_MAP_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+_CONFIG_MAP_KEY_RE = re.compile(f"^{_CONFIG_MAP_KEY_FMT}$")
+_PORT_NAME_CHARSET_RE = re.compile("^[-a-z0-9]+$")
+_PERCENT_FMT = "[0-9]+%"
+_PERCENT_RE = re.compile(f"^{_PERCENT_FMT}$")
+_PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'"
+
+
+def is_config_map_key(value: str) -> list[str]:
+    """A key of a ConfigMap's or a Secret's data."""
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _regex_ok(_CONFIG_MAP_KEY_RE, value):
+        examples = ("key.name", "KEY_NAME", "key-name")
+        errs.append(regex_error(_CONFIG_MAP_KEY_MSG, _CONFIG_MAP_KEY_FMT, *examples))
+    if value == ".":
+        errs.append("must not be '.'")
+    elif value == "..":
+        errs.append("must not be '..'")
+    elif value.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
+
+
+def is_valid_port_num(port: int) -> list[str]:
+    return [] if 1 <= port <= 65535 else [inclusive_range_error(1, 65535)]
+
+
+def is_valid_port_name(port: str) -> list[str]:
+    """An IANA_SVC_NAME: at most 15 of [-a-z0-9], a letter among them, no `--`, no `-` at
+    either end."""
+    errs = []
+    if len(port) > 15:
+        errs.append(max_len_error(15))
+    if not _regex_ok(_PORT_NAME_CHARSET_RE, port):
+        errs.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not re.search("[a-z]", port):
+        errs.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        errs.append("must not contain consecutive hyphens")
+    if port[:1] == "-" or port[-1:] == "-":
+        errs.append("must not begin or end with a hyphen")
+    return errs
+
+
+def is_valid_percent(value: str) -> list[str]:
+    if _regex_ok(_PERCENT_RE, value):
+        return []
+    return [regex_error(_PERCENT_MSG, _PERCENT_FMT, "1%", "93%")]
+
+
+NEGATIVE_ERROR = "must be greater than or equal to 0"
+
+
+def validate_nonnegative(value: int, path: Path) -> ErrorList:
+    """ValidateNonnegativeField."""
+    return [path.invalid(value, NEGATIVE_ERROR)] if value < 0 else []
+
+
 def validate_qualified_name(value: str, path: Path) -> ErrorList:
     return [path.invalid(value, msg) for msg in is_qualified_name(value)]
 

@@ -26,6 +26,7 @@ from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
+from fleetwarden.auth.refusals import forbidden
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.auditing import RequestAudit
@@ -54,7 +55,7 @@ from fleetwarden.server.resources import (
     addressed,
 )
 from fleetwarden.server.routes import PathNotFound, ResourcePath, group_version, resource_path
-from fleetwarden.server.security import Security, forbidden
+from fleetwarden.server.security import Security
 from fleetwarden.server.tls import TLS, PeerCertificateProtocol
 from fleetwarden.server.validation import FieldValidation
 from fleetwarden.server.watch import WatchOptions, WatchSession

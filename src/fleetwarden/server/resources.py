@@ -10,6 +10,7 @@ event loop.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -18,7 +19,15 @@ from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api import apiextensions
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Authorizer
-from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
+from fleetwarden.api.errors import (
+    BadRequest,
+    Conflict,
+    DecodeError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    Path,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
@@ -108,7 +117,7 @@ class Resources:
             namespaces.require_namespace(self.store, info, obj)
         request = self._review(obj, None)
         admitted: Resource = request.obj
-        warnings = check_fields(info, obj, admitted, options.field_validation, request.pruned)
+        warnings = check_fields(info, request.pruned, options.field_validation)
         wire = admitted.to_dict()
         if options.dry_run:
             return Written(wire, warnings)
@@ -139,6 +148,8 @@ class Resources:
         patch_type: PatchType,
         options: WriteOptions,
     ) -> Written:
+        last: list[Obj] = []
+
         def patched(current: Obj) -> Obj:
             new = apply_patch(info, current, patch, patch_type)
             meta = new.get("metadata")
@@ -147,9 +158,15 @@ class Resources:
                 raise BadRequest(
                     f"the name of the object ({found}) does not match the name on the URL ({name})"
                 )
+            last[:] = [new]
             return new
 
-        return self._write(info, namespace, name, subresource, patched, options)
+        try:
+            return self._write(info, namespace, name, subresource, patched, options)
+        except DecodeError as exc:
+            # The patch handler decodes the patched object itself: a 422 quoting it.
+            text = json.dumps(last[0], separators=(",", ":"), ensure_ascii=False)
+            raise Invalid("", "", "", [Path("patch").invalid(text, exc.detail)]) from None
 
     def delete(
         self, info: KindInfo, namespace: str | None, name: str, body: Any, dry_run: bool
@@ -227,7 +244,7 @@ class Resources:
             old = self.chain.registry.decode(current)
             request = self._review(new, old, subresource)
             admitted: Resource = request.obj
-            warnings = check_fields(info, new, admitted, options.field_validation, request.pruned)
+            warnings = check_fields(info, request.pruned, options.field_validation)
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)

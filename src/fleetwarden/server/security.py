@@ -8,18 +8,17 @@ the loopback). Credentials, impersonation and RBAC apply all the same.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from fleetwarden.api.authentication import SYSTEM_MASTERS, UserInfo
 from fleetwarden.api.authorization import Attributes, Authorizer, Decision
-from fleetwarden.api.errors import Forbidden
 from fleetwarden.api.rbac import PolicyRule
 from fleetwarden.auth.audit import AuditLog
 from fleetwarden.auth.authn import Authenticator
 from fleetwarden.auth.impersonation import impersonate, requested
+from fleetwarden.auth.refusals import forbidden
 from fleetwarden.server.http import Request
 
 # The old insecure port's user: no credentials, every right.
@@ -61,31 +60,3 @@ class Security:
         if not requested(request.raw_headers):
             return user, None
         return impersonate(user, request.raw_headers, self.authorizer.authorize, forbidden), user
-
-
-def forbidden(attributes: Attributes, reason: str) -> Forbidden:
-    """responsewriters.Forbidden: `User "x" cannot get resource "y" in API group "" in the
-    namespace "z"`, then the authorizer's reason if it gave one."""
-    message = _forbidden_message(attributes)
-    message = message.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if reason:
-        message = f"{message}: {reason}"
-    return Forbidden(attributes.resource, attributes.api_group, attributes.name, message)
-
-
-def _forbidden_message(attributes: Attributes) -> str:
-    user = json.dumps(attributes.user.name)
-    if not attributes.resource_request:
-        return f"User {user} cannot {attributes.verb} path {json.dumps(attributes.path)}"
-    resource = attributes.resource
-    if attributes.subresource:
-        resource = f"{resource}/{attributes.subresource}"
-    where = (
-        f"in the namespace {json.dumps(attributes.namespace)}"
-        if attributes.namespace
-        else "at the cluster scope"
-    )
-    return (
-        f"User {user} cannot {attributes.verb} resource {json.dumps(resource)} in API group "
-        f"{json.dumps(attributes.api_group)} {where}"
-    )

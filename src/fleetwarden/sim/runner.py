@@ -14,11 +14,23 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetwarden.admission import default_chain
-from fleetwarden.api.errors import Invalid, NotFound, StatusError
+from fleetwarden.api.authentication import ADMIN, UserInfo
+from fleetwarden.api.authorization import Attributes
+from fleetwarden.api.errors import (
+    DecodeError,
+    Forbidden,
+    Invalid,
+    NotFound,
+    StatusError,
+    WebhookDenied,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.hub import hub_controllers
+from fleetwarden.auth.refusals import forbidden
+from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
+from fleetwarden.hub import bootstrap_policy, hub_controllers
 from fleetwarden.members.simulated import SimulatedFleet
+from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
 from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
 from fleetwarden.sim.expect import Outcome, check
@@ -86,6 +98,10 @@ class Simulation:
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.timeline = Timeline(scenario.start_time, self.clock.now)
+        if any(step.sender for step in scenario.steps):
+            # Senders other than the administrator meet the hub's RBAC, its defaults included.
+            ensure_bootstrap_policy(self.store, bootstrap_policy())
+        self.authorizer = rbac_authorizer(self.store)
         self.outcomes: list[Outcome] = []
 
     def run(self) -> Report:
@@ -109,16 +125,17 @@ class Simulation:
         )
 
     def _step(self, step: Step) -> None:
+        sender = step.sender or ADMIN
         for where, doc in step.apply:
-            self._apply(where, doc)
+            self._apply(where, doc, sender)
         for where, ref in step.delete:
-            self._delete(where, ref)
+            self._delete(where, ref, sender)
         for name, changes in step.members.items():
             path = f"{step.path}.members.{name}"
             state = apply_member_changes(self.fleet.state(name), changes, self.scenario.file, path)
             self.fleet.set_state(name, state)
         for reject in step.reject:
-            self.outcomes.append(self._reject(reject))
+            self.outcomes.append(self._reject(reject, sender))
         self.driver.settle()
         self._check(step.expect)
 
@@ -129,18 +146,38 @@ class Simulation:
 
     # writes ------------------------------------------------------------------------------
 
-    def _admit(self, doc: Mapping[str, Any]) -> tuple[KindInfo, Any, dict[str, Any] | None]:
-        """The admitted object, and the stored one it updates (None for a create)."""
+    def _admit(
+        self, doc: Mapping[str, Any], sender: UserInfo
+    ) -> tuple[KindInfo, Any, dict[str, Any] | None]:
+        """The admitted object, and the stored one it updates (None for a create), once the
+        sender may create or update it (RBAC, as the API server asks before admission)."""
         info = REGISTRY.info(str(doc["apiVersion"]), str(doc["kind"]))
         current = _get(self.store, info, doc)
+        meta = doc.get("metadata") or {}
+        self._authorize(sender, "update" if current else "create", info, meta)
         old = REGISTRY.decode(current) if current else None
         merged = merge_apply(current, doc) if current else dict(doc)
-        admitted = self.chain.admit(merged, old, now=self.clock.now(), config=self.admission)
+        admitted = self.chain.admit(
+            merged, old, now=self.clock.now(), config=self.admission, user=sender,
+            authorizer=self.authorizer,
+        )  # fmt: skip
         return info, admitted, current
 
-    def _apply(self, where: str, doc: Mapping[str, Any]) -> None:
+    def _authorize(
+        self, sender: UserInfo, verb: str, info: KindInfo, meta: Mapping[str, Any]
+    ) -> None:
+        namespace = str(meta.get("namespace") or ("default" if info.namespaced else ""))
+        name = "" if verb == "create" else str(meta.get("name", ""))
+        attributes = Attributes(
+            sender, verb, info.plural, info.group, namespace, name, api_version=info.version
+        )
+        decision = self.authorizer.authorize(attributes)
+        if not decision.allowed:
+            raise forbidden(attributes, decision.reason)
+
+    def _apply(self, where: str, doc: Mapping[str, Any], sender: UserInfo = ADMIN) -> None:
         try:
-            info, admitted, current = self._admit(doc)
+            info, admitted, current = self._admit(doc, sender)
             wire = admitted.to_dict()
             stored = self.store.update(wire) if current else self.store.create(wire)
             if info.has_status and "status" in doc:
@@ -149,19 +186,21 @@ class Simulation:
         except StatusError as exc:
             raise ScenarioError(self.scenario.file, where, exc.message) from None
 
-    def _delete(self, where: str, ref: ObjectRef) -> None:
+    def _delete(self, where: str, ref: ObjectRef, sender: UserInfo) -> None:
         info = REGISTRY.info(ref.api_version, ref.kind)
         namespace = ref.namespace or ("default" if info.namespaced else "")
         try:
+            self._authorize(sender, "delete", info, {"name": ref.name, "namespace": namespace})
             self.store.delete(info, ref.name, namespace)
         except StatusError as exc:
             raise ScenarioError(self.scenario.file, where, exc.message) from None
 
-    def _reject(self, reject: Reject) -> Outcome:
+    def _reject(self, reject: Reject, sender: UserInfo) -> Outcome:
         at = offset(self.scenario.start_time, self.clock.now())
         try:
-            self._admit(reject.object)
-        except Invalid as exc:
+            self._admit(reject.object, sender)
+        except (Invalid, DecodeError, Forbidden, WebhookDenied) as exc:
+            # refused by decoding, validation, RBAC or a webhook that asked it
             passed = reject.reason in exc.message
             return Outcome(reject.path, at, passed, "reject", reject.reason, exc.message, None)
         return Outcome(reject.path, at, False, "reject", reject.reason, "admitted", None)

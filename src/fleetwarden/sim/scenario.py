@@ -16,6 +16,7 @@ import jmespath
 import yaml
 from jmespath.exceptions import JMESPathError
 
+from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.meta import parse_time
 from fleetwarden.members.simulated import DEFAULT_ALLOCATABLE, MemberState
 from fleetwarden.runtime.settings import Settings, SettingsError
@@ -82,6 +83,8 @@ class Step:
     members: dict[str, dict[str, Any]]
     reject: list[Reject]
     expect: list[Expectation]
+    # Who sends the step's apply, delete and reject (`as`); None: the cluster administrator.
+    sender: UserInfo | None = None
 
 
 @dataclass(frozen=True)
@@ -251,7 +254,7 @@ class _Parser:
 
     def step(self, value: Any, path: str) -> Step:
         step = self.mapping(value, path)
-        self.only(step, path, ("at", "apply", "delete", "members", "reject", "expect"))
+        self.only(step, path, ("at", "apply", "delete", "members", "reject", "expect", "as"))
         if "at" not in step:
             raise self.fail(f"{path}.at", "required")
         members = self.mapping(step.get("members") or {}, f"{path}.members")
@@ -273,7 +276,21 @@ class _Parser:
                 for i, r in enumerate(self.items(step.get("reject"), f"{path}.reject"))
             ],
             expect=self.expectations(step.get("expect"), f"{path}.expect"),
+            sender=self.sender(step["as"], f"{path}.as") if "as" in step else None,
         )
+
+    def sender(self, value: Any, path: str) -> UserInfo:
+        """`as: {user: NAME, groups: [...]}`: that user, authenticated."""
+        spec = self.mapping(value, path)
+        self.only(spec, path, ("user", "groups"))
+        name = self.typed(spec.get("user"), f"{path}.user", str, "a string")
+        if not name:
+            raise self.fail(f"{path}.user", "required")
+        groups = [
+            self.typed(g, f"{path}.groups[{i}]", str, "a string")
+            for i, g in enumerate(self.items(spec.get("groups"), f"{path}.groups"))
+        ]
+        return UserInfo.of(name, groups).authenticated()
 
     def reject(self, value: Any, path: str) -> Reject:
         spec = self.mapping(value, path)

@@ -1,0 +1,507 @@
+"""Admission of the built-in kinds the hub serves: decoded by their Go types, then validated as
+kube-apiserver validates them, with its field paths and messages.
+
+Upstream: pkg/apis/core/validation, pkg/apis/apps/validation, pkg/apis/batch/validation,
+k8s.io/apimachinery/pkg/util/validation, encoding/json's errors, robfig/cron v3.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from fleetwarden.admission import default_chain
+from fleetwarden.api.errors import BadRequest, Invalid
+from fleetwarden.api.registry import REGISTRY
+
+NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+CHAIN = default_chain()
+DNS_LABEL_ERROR = (
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+    "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+    "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
+)
+NO_MATCH = "`selector` does not match template `labels`"
+
+
+def admit(obj: dict[str, Any], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    previous = REGISTRY.decode(old) if old is not None else None
+    return CHAIN.admit(obj, previous, now=NOW).to_dict()
+
+
+def errors(obj: dict[str, Any], old: dict[str, Any] | None = None) -> list[str]:
+    previous = REGISTRY.decode(old) if old is not None else None
+    with pytest.raises(Invalid) as caught:
+        CHAIN.admit(obj, previous, now=NOW)
+    return [str(e) for e in caught.value.errors]
+
+
+def decode_error(obj: dict[str, Any]) -> str:
+    with pytest.raises(BadRequest) as caught:
+        CHAIN.admit(obj, now=NOW)
+    assert caught.value.code == 400
+    return caught.value.message
+
+
+def obj(api_version: str, kind: str, name: str = "x", **fields: Any) -> dict[str, Any]:
+    return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, **fields}
+
+
+def config_map(**fields: Any) -> dict[str, Any]:
+    return obj("v1", "ConfigMap", "cm", **fields)
+
+
+def secret(**fields: Any) -> dict[str, Any]:
+    return obj("v1", "Secret", "s", **fields)
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def template(labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    containers = [{"name": "app", "image": "nginx"}]
+    return {"metadata": {"labels": labels or {"app": "web"}}, "spec": {"containers": containers,
+                                                                        **spec}}  # fmt: skip
+
+
+def workload(kind: str, **spec: Any) -> dict[str, Any]:
+    defaults = {"selector": {"matchLabels": {"app": "web"}}, "template": template()}
+    return obj("apps/v1", kind, "web", spec={**defaults, **spec})
+
+
+def deployment(**spec: Any) -> dict[str, Any]:
+    return workload("Deployment", **spec)
+
+
+# --- decoding: types, unknown fields, nulls ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (config_map(data=[1]), "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: "
+         "json: cannot unmarshal array into Go struct field ConfigMap.data of type "
+         "map[string]string"),
+        (config_map(data={"a": 1}), "ConfigMap in version \"v1\" cannot be handled as a "
+         "ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type "
+         "string"),
+        (deployment(replicas="3"), "Deployment in version \"v1\" cannot be handled as a "
+         "Deployment: json: cannot unmarshal string into Go struct field "
+         "DeploymentSpec.spec.replicas of type int32"),
+        (deployment(replicas=1.5), "Deployment in version \"v1\" cannot be handled as a "
+         "Deployment: json: cannot unmarshal number 1.5 into Go struct field "
+         "DeploymentSpec.spec.replicas of type int32"),
+        (deployment(template={"spec": {"containers": [{"name": "a", "ports": [
+            {"containerPort": "80"}]}]}}),
+         "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot "
+         "unmarshal string into Go struct field ContainerPort.spec.template.spec.containers"
+         ".ports.containerPort of type int32"),
+        (deployment(template={"spec": {"containers": {"name": "a"}}}),
+         "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot "
+         "unmarshal object into Go struct field PodSpec.spec.template.spec.containers of type "
+         "[]v1.Container"),
+        (obj("batch/v1", "Job", spec={"activeDeadlineSeconds": True}),
+         "Job in version \"v1\" cannot be handled as a Job: json: cannot unmarshal bool into "
+         "Go struct field JobSpec.spec.activeDeadlineSeconds of type int64"),
+        (obj("v1", "Namespace", metadata={"name": 7}),
+         "Namespace in version \"v1\" cannot be handled as a Namespace: json: cannot unmarshal "
+         "number into Go struct field ObjectMeta.metadata.name of type string"),
+        (secret(data={"a": "abc"}),
+         "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input "
+         "byte 0"),
+        (deployment(template={"spec": {"containers": [{"name": "a", "resources": {
+            "limits": {"cpu": "lots"}}}]}}),
+         "Deployment in version \"v1\" cannot be handled as a Deployment: quantities must match "
+         "the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"),
+    ],
+)  # fmt: skip
+def test_a_value_of_the_wrong_type_is_a_bad_request(given, message):
+    assert decode_error(given) == message
+
+
+def test_numbers_pass_for_quantities_and_int_or_strings():
+    container = {
+        "name": "app",
+        "image": "nginx",
+        "resources": {"limits": {"cpu": 1, "memory": "1Gi"}},
+    }
+    spec = {"template": template() | {"spec": {"containers": [container]}},
+            "strategy": {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": "10%"}}}  # fmt: skip
+    got = admit(deployment(**spec))["spec"]
+    assert got["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] == 1
+    assert got["strategy"]["rollingUpdate"] == {"maxSurge": 1, "maxUnavailable": "10%"}
+
+
+def test_fields_the_go_type_lacks_are_dropped_and_recorded():
+    given = deployment(paused=False, colour="blue")
+    given["Spec"] = {}  # field names are case-sensitive
+    given["spec"]["template"]["spec"]["containers"][0]["imagePullPolice"] = "Always"
+    given["metadata"]["managedFields"] = [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]
+    request = CHAIN.review(given, now=NOW)
+    # In the order of the object given.
+    assert request.pruned == [
+        "spec.template.spec.containers[0].imagePullPolice", "spec.colour", "Spec"
+    ]  # fmt: skip
+    stored = request.obj.to_dict()
+    assert "colour" not in stored["spec"] and "Spec" not in stored
+    assert stored["spec"]["paused"] is False
+    assert stored["spec"]["template"]["spec"]["containers"][0] == {"name": "app", "image": "nginx"}
+    assert stored["metadata"]["managedFields"] == given["metadata"]["managedFields"]
+    assert "colour" in given["spec"]  # the object given is left alone
+
+
+def test_a_null_leaves_a_field_unset():
+    got = admit(deployment(replicas=None, strategy=None))
+    assert "replicas" not in got["spec"] and "strategy" not in got["spec"]
+
+
+def test_status_the_go_type_declares_is_kept():
+    status = {"replicas": 2, "readyReplicas": 1, "conditions": [{"type": "Available",
+              "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}  # fmt: skip
+    assert admit(deployment() | {"status": status})["status"] == status
+    namespace = obj("v1", "Namespace", status={"phase": "Active", "conditions": [
+        {"type": "NamespaceDeletionDiscoveryFailure", "status": "False"}]})  # fmt: skip
+    assert admit(namespace)["status"] == namespace["status"]
+
+
+# --- ConfigMap and Secret ----------------------------------------------------------------
+
+
+def test_config_map_keys():
+    assert errors(config_map(data={"a b": "1", "..x": "2"}, binaryData={"a b": b64("3")})) == [
+        'data[a b]: Invalid value: "a b": a valid config key must consist of alphanumeric '
+        "characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex "
+        "used for validation is '[-._a-zA-Z0-9]+')",
+        'data[a b]: Invalid value: "a b": duplicate of key present in binaryData',
+        "data[..x]: Invalid value: \"..x\": must not start with '..'",
+        'binaryData[a b]: Invalid value: "a b": a valid config key must consist of '
+        "alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+        "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
+    ]
+
+
+def test_config_map_data_is_at_most_a_mebibyte():
+    mebibyte = "x" * (1024 * 1024)
+    assert admit(config_map(data={"a": mebibyte}))["data"]["a"] == mebibyte
+    refused = errors(config_map(data={"a": mebibyte}, binaryData={"b": b64("y")}))
+    assert refused == ["[]: Too long: may not be more than 1048576 bytes"]
+
+
+def test_immutable_config_map_keeps_its_data():
+    old = admit(config_map(data={"a": "1"}, immutable=True))
+    assert admit(config_map(data={"a": "1"}, immutable=True), old)["data"] == {"a": "1"}
+    assert errors(config_map(data={"a": "2"}), old) == [
+        "immutable: Forbidden: field is immutable when `immutable` is set",
+        "data: Forbidden: field is immutable when `immutable` is set",
+    ]
+
+
+def test_secret_string_data_is_written_into_data_and_the_type_defaults_to_opaque():
+    got = admit(secret(data={"a": b64("1"), "b": b64("2")}, stringData={"b": "two", "c": "3"}))
+    assert got["data"] == {"a": b64("1"), "b": b64("two"), "c": b64("3")}
+    assert "stringData" not in got and got["type"] == "Opaque"
+
+
+def test_secret_type_rules():
+    assert errors(secret(type="kubernetes.io/tls", data={"tls.crt": b64("c")})) == [
+        "data[tls.key]: Required value"
+    ]
+    assert errors(secret(type="kubernetes.io/basic-auth")) == [
+        "data[username]: Required value", "data[password]: Required value"
+    ]  # fmt: skip
+    assert admit(secret(type="kubernetes.io/basic-auth", stringData={"password": ""}))
+    assert errors(secret(type="kubernetes.io/dockerconfigjson", stringData={
+        ".dockerconfigjson": "[]"}))  == [
+        'data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: cannot '
+        "unmarshal array into Go value of type map[string]interface {}"
+    ]  # fmt: skip
+    assert errors(secret(type="kubernetes.io/service-account-token")) == [
+        "metadata.annotations[kubernetes.io/service-account.name]: Required value"
+    ]
+    assert admit(secret(type="example.com/anything"))["type"] == "example.com/anything"
+
+
+def test_secret_type_and_immutable_data_stay():
+    old = admit(secret(type="kubernetes.io/tls", stringData={"tls.crt": "c", "tls.key": "k"},
+                       immutable=True))  # fmt: skip
+    changed = secret(stringData={"tls.crt": "c2", "tls.key": "k"}, immutable=True)
+    assert errors(changed, old) == [
+        'type: Invalid value: "Opaque": field is immutable',
+        "data: Forbidden: field is immutable when `immutable` is set",
+    ]
+
+
+def test_secret_data_is_at_most_a_mebibyte_decoded():
+    big = secret(data={"a": b64("x" * (1024 * 1024)), "b": b64("y")})
+    assert errors(big) == ["data: Too long: may not be more than 1048576 bytes"]
+
+
+# --- names ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (obj("v1", "Namespace", "a.b"), 'metadata.name: Invalid value: "a.b": must not contain dots'),
+        (obj("v1", "Namespace", "Team"), f'metadata.name: Invalid value: "Team": {DNS_LABEL_ERROR}'),
+        (obj("v1", "Service", "9web", spec={"ports": [{"port": 80}]}),
+         'metadata.name: Invalid value: "9web": a DNS-1035 label must consist of lower case '
+         "alphanumeric characters or '-', start with an alphabetic character, and end with an "
+         "alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+         "'[a-z]([-a-z0-9]*[a-z0-9])?')"),
+        (workload("StatefulSet") | {"metadata": {"name": "db.v1"}},
+         'metadata.name: Invalid value: "db.v1": must not contain dots'),
+        (obj("batch/v1", "CronJob", "c" * 53, spec={"schedule": "@daily", "jobTemplate": {
+            "spec": {"template": template(restartPolicy="Never")}}}),
+         f'metadata.name: Invalid value: "{"c" * 53}": must be no more than 52 characters'),
+    ],
+)  # fmt: skip
+def test_names_per_kind(given, message):
+    assert errors(given) == [message]
+
+
+def test_a_deployment_may_have_dots_in_its_name():
+    assert admit(deployment() | {"metadata": {"name": "web.v1"}})["metadata"]["name"] == "web.v1"
+
+
+# --- workloads -------------------------------------------------------------------------------
+
+
+def test_a_valid_deployment_is_stored_as_given():
+    given = deployment(replicas=3, revisionHistoryLimit=0, progressDeadlineSeconds=600)
+    got = admit(copy.deepcopy(given))
+    assert got["spec"] == given["spec"] and got["metadata"]["namespace"] == "default"
+
+
+@pytest.mark.parametrize(
+    ("spec", "messages"),
+    [
+        ({"replicas": -1}, ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]),
+        ({"selector": None}, ["spec.selector: Required value",
+                              f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {NO_MATCH}']),
+        ({"selector": {}}, ["spec.selector: Invalid value: {}: empty selector is invalid for deployment"]),
+        ({"selector": {"matchLabels": {"app": "db"}}},
+         [f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {NO_MATCH}']),
+        ({"selector": {"matchExpressions": [{"key": "app", "operator": "Has"}]}},
+         ['spec.selector.matchExpressions[0].operator: Invalid value: "Has": not a valid '
+          "selector operator",
+          'spec.selector: Invalid value: {"matchExpressions":[{"key":"app","operator":"Has"}]}: '
+          "invalid label selector"]),
+        ({"template": {"metadata": {"labels": {"app": "web"}}}},
+         ["spec.template.spec.containers: Required value"]),
+        ({"template": template(restartPolicy="Never", activeDeadlineSeconds=5)},
+         ['spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: '
+          '"Always"', "spec.template.spec.activeDeadlineSeconds: Forbidden: "
+          "activeDeadlineSeconds in ReplicaSet is not Supported"]),
+        ({"strategy": {"type": "BlueGreen"}},
+         ['spec.strategy: Unsupported value: {"type":"BlueGreen"}: supported values: '
+          '"Recreate", "RollingUpdate"']),
+        ({"strategy": {"type": "Recreate", "rollingUpdate": {}}},
+         ["spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is "
+          "'Recreate'"]),
+        ({"strategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": "0%"}}},
+         ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when '
+          "`maxSurge` is 0"]),
+        ({"strategy": {"rollingUpdate": {"maxUnavailable": "120%"}}},
+         ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "120%": must not be '
+          "greater than 100%"]),
+        ({"revisionHistoryLimit": -1},
+         ["spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0"]),
+        ({"minReadySeconds": 10, "progressDeadlineSeconds": 10},
+         ["spec.progressDeadlineSeconds: Invalid value: 10: must be greater than minReadySeconds"]),
+    ],
+)  # fmt: skip
+def test_deployment_rules(spec, messages):
+    assert errors(deployment(**spec)) == messages
+
+
+def test_containers_rules():
+    containers = [
+        {"name": "Web", "image": "nginx", "ports": [{"containerPort": 70000, "protocol": "HTTP"}]},
+        {"name": "side", "image": ""},
+        {"name": "side", "image": "busybox", "imagePullPolicy": "Sometimes"},
+    ]
+    init = [{"name": "side", "image": "busybox"}]
+    spec = {"template": template(containers=containers, initContainers=init)}
+    assert errors(deployment(**spec)) == [
+        f'spec.template.spec.containers[0].name: Invalid value: "Web": {DNS_LABEL_ERROR}',
+        "spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be "
+        "between 1 and 65535, inclusive",
+        'spec.template.spec.containers[0].ports[0].protocol: Unsupported value: "HTTP": '
+        'supported values: "SCTP", "TCP", "UDP"',
+        "spec.template.spec.containers[1].image: Required value",
+        'spec.template.spec.containers[2].imagePullPolicy: Unsupported value: "Sometimes": '
+        'supported values: "Always", "IfNotPresent", "Never"',
+        'spec.template.spec.containers[2].name: Duplicate value: "side"',
+        'spec.template.spec.initContainers[0].name: Duplicate value: "side"',
+    ]
+
+
+def test_a_request_above_its_limit():
+    resources = {"limits": {"cpu": "500m"}, "requests": {"cpu": 1}}
+    containers = [{"name": "app", "image": "nginx", "resources": resources}]
+    assert errors(deployment(template=template(containers=containers))) == [
+        'spec.template.spec.containers[0].resources.requests: Invalid value: "1": must be less '
+        "than or equal to cpu limit of 500m"
+    ]
+
+
+def test_replica_set_rules():
+    assert errors(workload("ReplicaSet", replicas=-2, selector={})) == [
+        "spec.replicas: Invalid value: -2: must be greater than or equal to 0",
+        "spec.selector: Invalid value: {}: empty selector is invalid for deployment",
+    ]
+
+
+def test_stateful_set_rules():
+    # As upstream, a StatefulSet's pod spec is left to the pods it makes.
+    assert admit(workload("StatefulSet", template={"metadata": {"labels": {"app": "web"}}}))
+    assert errors(workload("StatefulSet", podManagementPolicy="Random",
+                           updateStrategy={"type": "OnDelete", "rollingUpdate": {}})) == [
+        "spec.podManagementPolicy: Invalid value: \"Random\": must be 'OrderedReady' or "
+        "'Parallel'",
+        "spec.updateStrategy.rollingUpdate: Invalid value: {}: only allowed for updateStrategy "
+        "'RollingUpdate'",
+    ]  # fmt: skip
+    assert errors(workload("StatefulSet", selector={})) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for statefulset"
+    ]
+
+
+def test_daemon_set_rules():
+    strategy = {"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}}
+    assert errors(workload("DaemonSet", updateStrategy=strategy, minReadySeconds=-1)) == [
+        "spec.minReadySeconds: Invalid value: -1: must be greater than or equal to 0",
+        "spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when "
+        "maxUnavailable is non-zero",
+    ]
+    assert errors(workload("DaemonSet", selector={})) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for daemonset"
+    ]
+
+
+def job(**spec: Any) -> dict[str, Any]:
+    return obj("batch/v1", "Job", "pi", spec={"template": template(restartPolicy="Never"), **spec})
+
+
+def test_job_rules():
+    assert admit(job(parallelism=2, completions=4))["spec"]["parallelism"] == 2
+    assert errors(job(parallelism=-1, backoffLimit=-1, template=template())) == [
+        "spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+        "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0",
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    ]
+    assert errors(job(manualSelector=True)) == ["spec.selector: Required value"]
+    assert errors(job(selector={"matchLabels": {"app": "db"}})) == [
+        f'spec.template.metadata.labels: Invalid value: {{"app":"web"}}: {NO_MATCH}'
+    ]
+
+
+def cron_job(schedule: str | None, **spec: Any) -> dict[str, Any]:
+    job_template = {"spec": {"template": template(restartPolicy="OnFailure")}}
+    given = {"jobTemplate": job_template, **spec} | ({"schedule": schedule} if schedule else {})
+    return obj("batch/v1", "CronJob", "nightly", spec=given)
+
+
+@pytest.mark.parametrize("schedule", ["*/5 * * * *", "0 3 * * mon-fri", "@daily", "@every 1h30m",
+                                      "15 0 1,15 jan,JUL ?"])  # fmt: skip
+def test_cron_job_schedules(schedule):
+    assert admit(cron_job(schedule))["spec"]["schedule"] == schedule
+
+
+@pytest.mark.parametrize(
+    ("schedule", "message"),
+    [
+        (None, "spec.schedule: Required value"),
+        ("61 * * * *", 'spec.schedule: Invalid value: "61 * * * *": end of range (61) above '
+         "maximum (59): 61"),
+        ("* * *", 'spec.schedule: Invalid value: "* * *": expected exactly 5 fields, found 3: '
+         "[* * *]"),
+        ("@fortnightly", 'spec.schedule: Invalid value: "@fortnightly": unrecognized descriptor: '
+         "@fortnightly"),
+        ("x * * * *", 'spec.schedule: Invalid value: "x * * * *": failed to parse int from x: '
+         'strconv.Atoi: parsing "x": invalid syntax'),
+        ("*/0 * * * *", 'spec.schedule: Invalid value: "*/0 * * * *": step of range should be '
+         "a positive number: */0"),
+        ("@every 1y", 'spec.schedule: Invalid value: "@every 1y": failed to parse duration '
+         '@every 1y: time: unknown unit "y" in duration "1y"'),
+        ("TZ=UTC 0 * * * *", 'spec.schedule: Invalid value: "TZ=UTC 0 * * * *": cannot use TZ '
+         "or CRON_TZ in schedule, use timeZone field instead"),
+    ],
+)  # fmt: skip
+def test_cron_job_schedule_errors(schedule, message):
+    assert errors(cron_job(schedule)) == [message]
+
+
+def test_cron_job_rules():
+    selector = {"matchLabels": {"app": "web"}}
+    given = cron_job("@hourly", concurrencyPolicy="Sometimes", timeZone="Mars/Olympus",
+                     successfulJobsHistoryLimit=-1)  # fmt: skip
+    given["spec"]["jobTemplate"]["spec"]["selector"] = selector
+    assert errors(given) == [
+        'spec.timeZone: Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus',
+        'spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", '
+        '"Forbid", "Replace"',
+        'spec.jobTemplate.spec.selector: Invalid value: {"matchLabels":{"app":"web"}}: '
+        "`selector` will be auto-generated",
+        "spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0",
+    ]
+    assert admit(cron_job("@hourly", timeZone="Europe/Paris"))["spec"]["timeZone"]
+
+
+# --- Service and Pod -------------------------------------------------------------------------
+
+
+def service(**spec: Any) -> dict[str, Any]:
+    return obj("v1", "Service", "web", spec=spec)
+
+
+def test_service_rules():
+    assert admit(service(ports=[{"port": 80, "targetPort": "http"}]))
+    assert admit(service(clusterIP="None"))  # headless: no ports needed
+    assert errors(service()) == ["spec.ports: Required value"]
+    ports = [{"port": 0, "protocol": "HTTP"}, {"name": "b", "port": 70000, "targetPort": "a--b"}]
+    assert errors(service(ports=ports, type="Internal", sessionAffinity="Sticky")) == [
+        "spec.ports[0].name: Required value",
+        "spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+        'spec.ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
+        "spec.ports[1].port: Invalid value: 70000: must be between 1 and 65535, inclusive",
+        'spec.ports[1].targetPort: Invalid value: "a--b": must not contain consecutive hyphens',
+        'spec.sessionAffinity: Unsupported value: "Sticky": supported values: "ClientIP", "None"',
+        'spec.type: Unsupported value: "Internal": supported values: "ClusterIP", '
+        '"ExternalName", "LoadBalancer", "NodePort"',
+    ]
+    assert errors(service(type="ExternalName")) == ["spec.externalName: Required value"]
+    assert errors(service(ports=[{"port": 80, "nodePort": 30080}])) == [
+        "spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"
+    ]
+
+
+def test_pod_rules():
+    pod = obj("v1", "Pod", "p", spec={"containers": [{"name": "a", "image": " nginx"}],
+                                      "restartPolicy": "Sometimes"})  # fmt: skip
+    assert errors(pod) == [
+        'spec.containers[0].image: Invalid value: " nginx": must not have leading or trailing '
+        "whitespace",
+        'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", '
+        '"OnFailure", "Never"',
+    ]
+    assert errors(obj("v1", "Pod", "p", spec={})) == ["spec.containers: Required value"]
+
+
+def test_the_refusal_names_the_object():
+    with pytest.raises(Invalid) as caught:
+        CHAIN.admit(deployment(replicas=-1), now=NOW)
+    assert caught.value.message == (
+        'Deployment.apps "web" is invalid: spec.replicas: Invalid value: -1: must be greater '
+        "than or equal to 0"
+    )
+    assert caught.value.status()["details"]["causes"] == [
+        {"reason": "FieldValueInvalid", "message": "Invalid value: -1: must be greater than or "
+         "equal to 0", "field": "spec.replicas"}
+    ]  # fmt: skip
