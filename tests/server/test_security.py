@@ -331,3 +331,116 @@ def test_kubectl_without_credentials_is_told_to_log_in(
     # kubectl 1.20 asks for a username and password on a 401 first (a basic-auth prompt).
     asked = "Please enter Username" in result.stdout
     assert asked or "error: You must be logged in to the server (Unauthorized)" in result.stderr
+
+
+SEED_003_RBAC = """
+apiVersion: v1
+kind: Namespace
+metadata: {name: project1}
+---
+apiVersion: cluster.open-cluster-management.io/v1beta2
+kind: ManagedClusterSet
+metadata: {name: clusterset1}
+---
+apiVersion: cluster.open-cluster-management.io/v1beta2
+kind: ManagedClusterSet
+metadata: {name: clusterset2}
+---
+# Seed 003: binding clusterset1 to a namespace needs create on managedclustersets/bind.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: clusterrole1}
+rules:
+  - apiGroups: ["cluster.open-cluster-management.io"]
+    resources: ["managedclustersets/bind"]
+    resourceNames: ["clusterset1"]
+    verbs: ["create"]
+  - apiGroups: ["cluster.open-cluster-management.io"]
+    resources: ["managedclustersetbindings"]
+    verbs: ["create", "get"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: alice}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: clusterrole1}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: alice}]
+---
+# Seed 003: adding a cluster to clusterset1 needs create on managedclustersets/join.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: clusterrole2}
+rules:
+  - apiGroups: ["cluster.open-cluster-management.io"]
+    resources: ["managedclustersets/join"]
+    resourceNames: ["clusterset1"]
+    verbs: ["create"]
+  - apiGroups: ["cluster.open-cluster-management.io"]
+    resources: ["managedclusters"]
+    verbs: ["create", "get", "patch", "update"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: bob}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: clusterrole2}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: bob}]
+"""
+
+
+def binding_yaml(cluster_set: str) -> str:
+    return (
+        "apiVersion: cluster.open-cluster-management.io/v1beta2\n"
+        "kind: ManagedClusterSetBinding\n"
+        f"metadata: {{namespace: project1, name: {cluster_set}}}\n"
+        f"spec: {{clusterSet: {cluster_set}}}\n"
+    )
+
+
+def cluster_yaml(cluster_set: str) -> str:
+    return (
+        "apiVersion: cluster.open-cluster-management.io/v1\n"
+        "kind: ManagedCluster\n"
+        "metadata:\n  name: cluster1\n"
+        f"  labels: {{cluster.open-cluster-management.io/clusterset: {cluster_set}}}\n"
+        "spec: {hubAcceptsClient: false}\n"
+    )
+
+
+def test_seed_003_cluster_set_permissions_with_kubectl_as_two_users(
+    secure_api: SecureApi, kubectl_binary: str
+) -> None:
+    admin = as_user(secure_api, kubectl_binary, "admin", "system:masters")
+    applied = admin("apply", "-f", "-", stdin=SEED_003_RBAC)
+    assert applied.returncode == 0, applied.stderr
+    alice = as_user(secure_api, kubectl_binary, "alice")
+    bound = alice("create", "-f", "-", stdin=binding_yaml("clusterset1"))
+    assert bound.returncode == 0, bound.stderr
+    refused = alice("create", "-f", "-", stdin=binding_yaml("clusterset2"))
+    assert refused.returncode == 1
+    assert (
+        'Error from server (Forbidden): error when creating "STDIN": admission webhook '
+        '"managedclustersetbindingvalidators.admission.cluster.open-cluster-management.io" '
+        'denied the request: managedclustersets/bind.apps "clusterset2" is forbidden: user '
+        '"alice" is not allowed to bind cluster set "clusterset2"'
+    ) in refused.stderr
+    bob = as_user(secure_api, kubectl_binary, "bob")
+    joined = bob("create", "-f", "-", stdin=cluster_yaml("clusterset1"))
+    assert joined.returncode == 0, joined.stderr
+    moved = bob("replace", "-f", "-", stdin=cluster_yaml("clusterset2"))
+    assert moved.returncode == 1
+    assert (
+        'user "bob" cannot add/remove a ManagedCluster to/from ManagedClusterSet "clusterset2"'
+    ) in moved.stderr
+    accepted = bob(
+        "patch", "managedcluster", "cluster1", "--type=merge",
+        "-p", '{"spec":{"hubAcceptsClient":true}}',
+    )  # fmt: skip
+    assert accepted.returncode == 1
+    assert 'user "bob" cannot update the HubAcceptsClient field' in accepted.stderr
+    # Alice may not write clusters at all: RBAC refuses before any webhook is asked.
+    alice_join = alice(
+        "create", "-f", "-", stdin=cluster_yaml("clusterset1").replace("cluster1", "cluster2")
+    )
+    assert 'User "alice" cannot create resource "managedclusters"' in alice_join.stderr
+    cluster = admin("get", "managedcluster", "cluster1", "-o", "json")
+    labels = json.loads(cluster.stdout)["metadata"]["labels"]
+    assert labels["cluster.open-cluster-management.io/clusterset"] == "clusterset1"
