@@ -57,7 +57,17 @@ TINY: list[tuple[str, list[str], list[str]]] = [
     (
         "api",
         ["--creates=20", "--clients=2", "--watchers=2", "--events=5", "--rate=100"],
-        ["creates over HTTP: ", "watch delivery: "],
+        [
+            "creates over HTTP: ",
+            "watch delivery over HTTP: ",
+            "creates over HTTPS+mTLS: ",
+            "watch delivery over HTTPS+mTLS: ",
+        ],
+    ),
+    (
+        "authorization",
+        ["--users=20", "--namespaces=4", "--checks=2000"],
+        ["cached checks: ", "uncached decisions: "],
     ),
     ("calibration", [], []),
 ]
