@@ -108,7 +108,9 @@ def can_get_path(policy: Policy, who: UserInfo, path: str, verb: str = "get") ->
 def test_role_binding_to_a_cluster_role_grants_only_in_its_namespace() -> None:
     policy = Policy()
     policy.cluster_role("admin", ADMIN_RULE)
-    policy.binding("ns1", "admin", "ClusterRole", "admin", subject("User:admin"), subject("Group:admins"))
+    policy.binding(
+        "ns1", "admin", "ClusterRole", "admin", subject("User:admin"), subject("Group:admins")
+    )
     assert can(policy, user("admin"), "get", "pods", "ns1")
     assert can(policy, user("admin"), "watch", "pods", "ns1")
     assert can(policy, user("admin", "group1"), "watch", "foobar", "ns1")
@@ -169,7 +171,9 @@ def test_non_resource_urls() -> None:
 def test_subresource_resolution() -> None:
     policy = Policy()
     policy.cluster_role("pods", {"apiGroups": ["*"], "resources": ["pods"], "verbs": ["*"]})
-    policy.cluster_role("status", {"apiGroups": ["*"], "resources": ["pods/status"], "verbs": ["*"]})
+    policy.cluster_role(
+        "status", {"apiGroups": ["*"], "resources": ["pods/status"], "verbs": ["*"]}
+    )
     policy.binding("ns1", "pods", "ClusterRole", "pods", subject("User:pods"))
     policy.binding("ns1", "status", "ClusterRole", "status", subject("User:status"))
     assert can(policy, user("pods"), "get", "pods", "ns1")
@@ -183,7 +187,12 @@ def test_wildcard_subresource_and_resource_names() -> None:
     policy.cluster_role(
         "scaler",
         {"apiGroups": ["apps"], "resources": ["*/scale"], "verbs": ["update"]},
-        {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"], "verbs": ["get"]},
+        {
+            "apiGroups": [""],
+            "resources": ["configmaps"],
+            "resourceNames": ["settings"],
+            "verbs": ["get"],
+        },
     )
     policy.binding("dev", "scaler", "ClusterRole", "scaler", subject("User:bob"))
     bob = user("bob")
@@ -206,7 +215,10 @@ def test_authenticated_and_unauthenticated_groups_match_by_group() -> None:
     policy = Policy()
     policy.cluster_role("reader", READ_PODS)
     policy.cluster_binding(
-        "all", "reader", subject("Group:system:authenticated"), subject("Group:system:unauthenticated")
+        "all",
+        "reader",
+        subject("Group:system:authenticated"),
+        subject("Group:system:unauthenticated"),
     )
     assert can(policy, user("foobar", "system:authenticated"), "get", "pods", "default")
     assert can(policy, user("system:anonymous", "system:unauthenticated"), "get", "pods", "default")
@@ -249,7 +261,9 @@ def test_cluster_role_binding_service_account_without_namespace_matches_nobody()
 def test_service_accounts_match_their_groups() -> None:
     policy = Policy()
     policy.cluster_role("reader", READ_PODS)
-    policy.binding("dev", "sas", "ClusterRole", "reader", subject("Group:system:serviceaccounts:dev"))
+    policy.binding(
+        "dev", "sas", "ClusterRole", "reader", subject("Group:system:serviceaccounts:dev")
+    )
     account = user(SA_BUILDER, "system:serviceaccounts", "system:serviceaccounts:dev")
     decision = policy.authorize(Attributes(account, "get", "pods", namespace="dev"))
     assert decision.reason == (
@@ -284,9 +298,14 @@ def test_allow_reason_names_role_binding_with_its_namespace() -> None:
 def test_allow_reason_names_the_first_subject_that_applies() -> None:
     policy = Policy()
     policy.cluster_role("view", READ_PODS)
-    policy.cluster_binding("v", "view", subject("User:alice"), subject("Group:dev"), subject("User:bob"))
+    policy.cluster_binding(
+        "v", "view", subject("User:alice"), subject("Group:dev"), subject("User:bob")
+    )
     decision = policy.authorize(Attributes(user("bob", "dev"), "get", "pods"))
-    assert decision.reason == 'RBAC: allowed by ClusterRoleBinding "v" of ClusterRole "view" to Group "dev"'
+    assert (
+        decision.reason
+        == 'RBAC: allowed by ClusterRoleBinding "v" of ClusterRole "view" to Group "dev"'
+    )
 
 
 def test_cluster_role_bindings_are_walked_before_role_bindings() -> None:
@@ -319,7 +338,9 @@ def test_a_missing_cluster_role_is_the_deny_reason() -> None:
     policy = Policy()
     policy.cluster_binding("ghost", "foo", subject("User:bob"))
     decision = policy.authorize(Attributes(user("bob"), "list", "pods", namespace="default"))
-    assert decision == Decision(False, 'RBAC: clusterrole.rbac.authorization.k8s.io "foo" not found')
+    assert decision == Decision(
+        False, 'RBAC: clusterrole.rbac.authorization.k8s.io "foo" not found'
+    )
 
 
 def test_several_missing_roles_are_aggregated() -> None:
@@ -394,7 +415,11 @@ def test_an_older_object_does_not_override_a_newer_one() -> None:
     clusterroles = f"{RBAC_GROUP}/clusterroles"
     authorizer.observe(clusterroles, {"metadata": meta("view", version=5), "rules": [READ_PODS]})
     ref = {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "view"}
-    binding = {"metadata": meta("view", version=6), "roleRef": ref, "subjects": [subject("User:bob")]}
+    binding = {
+        "metadata": meta("view", version=6),
+        "roleRef": ref,
+        "subjects": [subject("User:bob")],
+    }
     authorizer.observe(f"{RBAC_GROUP}/clusterrolebindings", binding)
     get_pods = Attributes(user("bob"), "get", "pods", namespace="dev")
     assert authorizer.authorize(get_pods).allowed
@@ -424,8 +449,12 @@ def static_roles() -> Policy:
     policy = Policy()
     policy.role("namespace1", "readthings", READ_PODS, READ_SERVICES)
     policy.cluster_role("cluster-admin", ADMIN_RULE)
-    policy.cluster_role("write-nodes", {"apiGroups": ["v1"], "resources": ["nodes"], "verbs": ["create"]})
-    policy.binding("namespace1", "read", "Role", "readthings", subject("User:foobar"), subject("Group:group1"))
+    policy.cluster_role(
+        "write-nodes", {"apiGroups": ["v1"], "resources": ["nodes"], "verbs": ["create"]}
+    )
+    policy.binding(
+        "namespace1", "read", "Role", "readthings", subject("User:foobar"), subject("Group:group1")
+    )
     policy.cluster_binding("admins", "cluster-admin", subject("User:admin"), subject("Group:admin"))
     return policy
 

@@ -443,7 +443,10 @@ def test_compact_leaves_its_input_alone() -> None:
 @pytest.mark.parametrize(
     ("policy", "text"),
     [
-        (rule(["get", "list"], [""], ["pods"]), '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}'),
+        (
+            rule(["get", "list"], [""], ["pods"]),
+            '{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}',
+        ),
         (rule(["get"], urls=["/metrics"]), '{NonResourceURLs:["/metrics"], Verbs:["get"]}'),
         (
             rule(["get"], ["apps"], ["deployments"], names=["web"]),

@@ -291,7 +291,7 @@ def test_kubectl_auth_can_i_and_its_list(secure_api: SecureApi, kubectl_binary: 
         assert admin("apply", "-f", "-", stdin=json.dumps(obj)).returncode == 0
     bob = as_user(secure_api, kubectl_binary, "bob")
     yes = bob("auth", "can-i", "list", "configmaps")
-    assert (yes.returncode, yes.stdout.strip()) == (0, "yes")
+    assert (yes.returncode, yes.stdout.strip()) == (0, "yes"), yes.stderr
     no = bob("auth", "can-i", "delete", "configmaps")
     assert (no.returncode, no.stdout.strip()) == (1, "no")
     assert admin("auth", "can-i", "delete", "configmaps", "--as", "bob").stdout.strip() == "no"

@@ -28,7 +28,7 @@ from fleetwarden.api.certificates import (
     CertificateSigningRequestStatus,
 )
 from fleetwarden.api.errors import ErrorList, Forbidden, Path
-from fleetwarden.semantics.certificates import load_certificates, parse_certificate_request
+from fleetwarden.semantics.certificates import certificate_problem, parse_certificate_request
 from fleetwarden.semantics.validation import (
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -56,6 +56,10 @@ def _mutate(request: Request) -> None:
     csr.spec = old.spec.model_copy(deep=True)
     if request.subresource is None:
         csr.status = old.status.model_copy(deep=True)
+    elif request.subresource == "approval":  # only the conditions change there
+        status = old.status.model_copy(deep=True)
+        status.conditions = csr.status.conditions
+        csr.status = status
     _stamp_conditions(csr, old, request)
 
 
@@ -115,7 +119,8 @@ def _usage_errors(usages: list[str], old: CertificateSigningRequest | None) -> E
     for i, usage in enumerate(usages):
         if usage not in KEY_USAGES:
             errors.append(at.index(i).not_supported(usage, KEY_USAGES))
-        elif usage in seen and not (old and (old.spec.usages or []).count(usage) > 1):
+    for i, usage in enumerate(usages):
+        if usage in seen and not (old and (old.spec.usages or []).count(usage) > 1):
             errors.append(at.index(i).duplicate(usage))
         seen.add(usage)
     return errors
@@ -136,9 +141,11 @@ def _signer_errors(signer: str) -> ErrorList:
     if len(domain) > 253:
         errors.append(at.too_long(253))
     labels = domain.split(".")
-    for label in labels:
-        for message in is_dns1123_label(label):
-            errors.append(at.invalid(domain, f'validating label "{label}": {message}'))
+    for label in labels:  # the first bad label is reported
+        messages = is_dns1123_label(label)
+        if messages:
+            errors.append(at.invalid(domain, f'validating label "{label}": {messages[0]}'))
+            break
     if len(labels) < 2:
         message = "should be a domain with at least two segments separated by dots"
         errors.append(at.invalid(domain, message))
@@ -211,11 +218,10 @@ def _certificate_change_errors(certificate: str, before: str, subresource: str |
     if not certificate:
         return []
     try:
-        if not load_certificates(base64.b64decode(certificate, validate=True)):
-            raise ValueError("must contain at least one CERTIFICATE PEM block")
-    except (binascii.Error, ValueError) as exc:
-        return [at.invalid("<certificate data>", str(exc))]
-    return []
+        problem = certificate_problem(base64.b64decode(certificate, validate=True))
+    except (binascii.Error, ValueError):
+        problem = "must be base64 encoded"
+    return [at.invalid("<certificate data>", problem)] if problem else []
 
 
 def _authorize(request: Request) -> None:

@@ -17,7 +17,7 @@ from fleetwarden.admission.chain import Plugin, Request
 from fleetwarden.api import rbac
 from fleetwarden.api.authentication import SYSTEM_MASTERS
 from fleetwarden.api.authorization import Attributes, Authorizer
-from fleetwarden.api.errors import ErrorList, Forbidden, NotFound, Path
+from fleetwarden.api.errors import ErrorList, Forbidden, NotFound, Path, aggregate
 from fleetwarden.api.rbac import ClusterRole, PolicyRule, Role, RoleRef, Subject
 from fleetwarden.semantics.rbac import compact_rules, compact_string, covers, go_quoted
 from fleetwarden.semantics.validation import (
@@ -135,8 +135,10 @@ def _authorize_role(request: Request) -> None:
     if _exempt(request) or _only_gc_fields_changed(request):
         return
     info = request.info
+    # The request's name, as RequestInfo has it: none on a create.
+    name = role.name if request.old is not None else ""
     escalate = Attributes(
-        request.user, "escalate", info.plural, info.group, role.namespace, role.name,
+        request.user, "escalate", info.plural, info.group, role.namespace, name,
         api_version="*",
     )  # fmt: skip
     if request.allowed(escalate):
@@ -187,11 +189,14 @@ def _confirm_no_escalation(
         return
     lines = sorted({compact_string(rule) for rule in compact_rules(missing)})
     user = request.user
-    raise _forbidden(
-        request,
+    message = (
         f"user {json.dumps(user.name)} (groups={go_quoted(user.groups)}) is attempting to "
-        "grant RBAC permissions not currently held:\n" + "\n".join(lines),
+        "grant RBAC permissions not currently held:\n" + "\n".join(lines)
     )
+    errors = authorizer.resolution_errors(user, request.obj.namespace)
+    if errors:
+        message += f"; resolution errors: [{aggregate(errors)}]"
+    raise _forbidden(request, message)
 
 
 def _forbidden(request: Request, detail: str) -> Forbidden:

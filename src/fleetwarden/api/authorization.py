@@ -49,6 +49,10 @@ class Authorizer(Protocol):
 
     def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]: ...
 
+    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
+        """Why some of those rules could not be read (a binding's role is missing)."""
+        ...
+
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         """The rules of a Role (in the namespace) or ClusterRole; None if there is none."""
         ...

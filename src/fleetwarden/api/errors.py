@@ -165,10 +165,9 @@ class Invalid(StatusError):
 
     def status(self) -> dict[str, Any]:
         status = super().status()
+        named = {"name": self.name, "group": self.group, "kind": self.kind}
         status["details"] = {
-            "name": self.name,
-            "group": self.group,
-            "kind": self.kind,
+            **{key: value for key, value in named.items() if value},  # Go's omitempty
             "causes": [
                 {"reason": e.type.value, "message": e.body(), "field": e.field} for e in self.errors
             ],

@@ -48,17 +48,19 @@ def load_token_file(path: str | Path) -> dict[str, UserInfo]:
     tokens: dict[str, UserInfo] = {}
     try:
         with open(path, newline="") as file:
-            rows = list(csv.reader(file, skipinitialspace=True))
+            rows = list(csv.reader(file))  # as encoding/csv reads: leading spaces kept
     except (OSError, csv.Error) as exc:
         raise TokenFileError(f"token file {str(path)!r}: {exc}") from None
     for record in rows:
-        if not record or not record[0]:
-            continue
+        if not record:
+            continue  # a blank line
         if len(record) < 3:
             raise TokenFileError(
                 f"token file '{path}' must have at least 3 columns (token, user name, user "
                 f"uid), found {len(record)}"
             )
+        if not record[0]:
+            continue
         groups = record[3].split(",") if len(record) >= 4 else []
         tokens[record[0]] = UserInfo.of(record[1], [g for g in groups if g], record[2])
     return tokens
@@ -130,10 +132,12 @@ class BootstrapTokens:
             return None
         if data.get("usage-bootstrap-authentication") != "true":
             return None
-        extra = [g.strip() for g in data.get("auth-extra-groups", "").split(",") if g.strip()]
+        listed = data.get("auth-extra-groups")
+        extra = [g.strip() for g in listed.split(",")] if listed else []
         if not all(_EXTRA_GROUP_RE.match(g) for g in extra):
             return None
-        return UserInfo.of(BOOTSTRAP_USER_PREFIX + token_id, [BOOTSTRAPPERS_GROUP, *extra])
+        groups = sorted({BOOTSTRAPPERS_GROUP, *extra})
+        return UserInfo.of(BOOTSTRAP_USER_PREFIX + token_id, groups)
 
 
 def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
@@ -180,19 +184,22 @@ class Authenticator:
         """The request's user, with system:authenticated; raises Unauthorized."""
         if self.default is not None:
             return self.default
-        if certificate:
-            return certificate_user(certificate).authenticated()
-        if authorization:
-            return self._token_user(authorization).authenticated()
+        user = certificate_user(certificate) if certificate else None
+        if user is None and authorization:
+            user = self._token_user(authorization)
+        if user is not None:
+            return user.authenticated()
         if self.anonymous:
             return UserInfo(ANONYMOUS, (UNAUTHENTICATED,))
         raise Unauthorized()
 
-    def _token_user(self, authorization: str) -> UserInfo:
+    def _token_user(self, authorization: str) -> UserInfo | None:
+        """The bearer token's user; None for another scheme (no credential of ours); a
+        token nobody knows is a 401."""
         scheme, _, token = authorization.strip().partition(" ")
         token = token.strip()
         if scheme.lower() != "bearer" or not token:
-            raise Unauthorized()
+            return None
         user = self.tokens.get(token)
         if user is None and self.bootstrap is not None:
             user = self.bootstrap.authenticate(token)
@@ -201,12 +208,13 @@ class Authenticator:
         return user
 
 
-def certificate_user(certificate: PeerCertificate) -> UserInfo:
-    """x509.CommonNameUserConversion: the subject's CN is the user, each O a group."""
+def certificate_user(certificate: PeerCertificate) -> UserInfo | None:
+    """x509.CommonNameUserConversion: the subject's CN is the user, each O a group; None
+    for a certificate without a CN (no credential)."""
     names = _subject(certificate)
     common_names = names.get("commonName", [])
     if not common_names or not common_names[0]:
-        raise Unauthorized()
+        return None
     return UserInfo.of(common_names[0], names.get("organizationName", []))
 
 

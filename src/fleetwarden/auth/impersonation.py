@@ -99,12 +99,14 @@ def _check(
 
 def _groups(name: str, groups: list[str]) -> list[str]:
     """The groups of the user impersonated: a service account's own when none are asked
-    for; and system:authenticated for anyone but anonymous, unless a group asked for
-    already says whether it is."""
+    for; then system:unauthenticated for anonymous, system:authenticated for anyone else
+    unless a group asked for already says whether it is."""
     if not groups and name.startswith(SERVICE_ACCOUNT_PREFIX):
         namespace = name.removeprefix(SERVICE_ACCOUNT_PREFIX).partition(":")[0]
         groups = [SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{namespace}"]
-    if name != ANONYMOUS and not {AUTHENTICATED, UNAUTHENTICATED} & set(groups):
+    if name == ANONYMOUS:
+        return groups if UNAUTHENTICATED in groups else [*groups, UNAUTHENTICATED]
+    if not {AUTHENTICATED, UNAUTHENTICATED} & set(groups):
         groups = [*groups, AUTHENTICATED]
     return groups
 

@@ -118,9 +118,15 @@ def sign_request(
     beyond the CA's own expiry; PEM."""
     not_after = now + duration if duration < SHORT else now + duration - BACKDATE
     not_after = min(not_after, ca.certificate.not_valid_after_utc)
+    try:  # the signer copies the request's subjectAltNames, as upstream's does
+        sans: Sequence[str] | x509.SubjectAlternativeName = (
+            request.request.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        )
+    except x509.ExtensionNotFound:
+        sans = ()
     certificate = _issue(
         ca, request.request.public_key(), request.request.subject,
-        [ExtendedKeyUsageOID.CLIENT_AUTH], now, not_after,
+        [ExtendedKeyUsageOID.CLIENT_AUTH], now, not_after, sans=sans,
     )  # fmt: skip
     return certificate.public_bytes(serialization.Encoding.PEM)
 
@@ -138,7 +144,7 @@ def _issue(
     now: datetime,
     not_after: datetime,
     *,
-    sans: Sequence[str] = (),
+    sans: Sequence[str] | x509.SubjectAlternativeName = (),
 ) -> x509.Certificate:
     if not isinstance(public_key, ec.EllipticCurvePublicKey | rsa.RSAPublicKey):
         raise ValueError("the request's public key is neither ECDSA nor RSA")
@@ -151,7 +157,9 @@ def _issue(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(ca.key.public_key()), False
         )
     )
-    if sans:
+    if isinstance(sans, x509.SubjectAlternativeName):
+        builder = builder.add_extension(sans, False)
+    elif sans:
         builder = builder.add_extension(x509.SubjectAlternativeName(_general_names(sans)), False)
     return builder.sign(ca.key, hashes.SHA256())
 

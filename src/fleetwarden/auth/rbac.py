@@ -157,6 +157,13 @@ class RBAC:
                 rule for _, _, role in self._applicable(user, namespace, []) for rule in role.rules
             ]
 
+    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
+        errors: list[str] = []
+        with self._lock:
+            for _ in self._applicable(user, namespace, errors):
+                pass
+        return errors
+
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         with self._lock:
             role = self._role_of(_Binding("", "", namespace, kind, name, ()))
@@ -179,10 +186,12 @@ class RBAC:
             binding = self._bindings[key]
             subject = next(s for s in binding.subjects if _applies(s, user, binding.namespace))
             role = self._role_of(binding)
-            if role is None:
+            if role is not None:
+                yield binding, subject, role
+            elif binding.role_kind in (rbac.ROLE, rbac.CLUSTER_ROLE):
                 errors.append(_missing_role(binding))
             else:
-                yield binding, subject, role
+                errors.append(f"unsupported role reference kind: {json.dumps(binding.role_kind)}")
 
     def _role_of(self, binding: _Binding) -> _Role | None:
         if binding.role_kind == rbac.CLUSTER_ROLE:

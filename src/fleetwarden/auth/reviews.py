@@ -19,7 +19,7 @@ from fleetwarden.api.authorization import (
     SubjectAccessReview,
     SubjectRulesReviewStatus,
 )
-from fleetwarden.api.errors import BadRequest, ErrorList, Invalid, Path
+from fleetwarden.api.errors import BadRequest, ErrorList, Invalid, Path, aggregate
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.rbac import PolicyRule
@@ -66,40 +66,46 @@ def _attributes(user: UserInfo, spec: Any) -> Attributes:
 
 
 def _validate_access_review(info: KindInfo, obj: Resource) -> ErrorList:
+    """ValidateSubjectAccessReviewSpec and its kinds' own checks, in upstream's order."""
     spec: Any = obj.spec  # type: ignore[attr-defined]
     at = Path("spec")
     resource, path = spec.resource_attributes, spec.non_resource_attributes
     errors: ErrorList = []
     if resource is None and path is None:
-        errors.append(
-            at.child("resourceAttributes").invalid(
-                None, "exactly one of nonResourceAttributes or resourceAttributes must be specified"
-            )
-        )
+        detail = "exactly one of nonResourceAttributes or resourceAttributes must be specified"
+        errors.append(at.child("resourceAttributes").invalid(None, detail))
     elif resource is not None and path is not None:
-        errors.append(
-            at.child("nonResourceAttributes").invalid(
-                path.to_dict(), "cannot be specified in combination with resourceAttributes"
-            )
-        )
+        detail = "cannot be specified in combination with resourceAttributes"
+        errors.append(at.child("nonResourceAttributes").invalid(path.to_dict(), detail))
+    if isinstance(obj, SubjectAccessReview) and not spec.user and not spec.groups:
+        detail = "at least one of user or group must be specified"
+        errors.append(at.child("user").invalid("", detail))
+    errors += _metadata_errors(info, obj)
     if info == authorization.LOCAL_SUBJECT_ACCESS_REVIEW:
         if path is not None:
-            errors.append(
-                at.child("nonResourceAttributes").invalid(
-                    path.to_dict(), "disallowed on this kind of request"
-                )
-            )
+            detail = "disallowed on this kind of request"
+            errors.append(at.child("nonResourceAttributes").invalid(path.to_dict(), detail))
         if resource is not None and (resource.namespace or "") != obj.namespace:
             errors.append(
                 at.child("resourceAttributes", "namespace").invalid(
                     resource.namespace or "", "must match metadata.namespace"
                 )
             )
-    if isinstance(obj, SubjectAccessReview) and not spec.user and not spec.groups:
-        errors.append(
-            at.child("user").invalid("", "at least one of user or group must be specified")
-        )
     return errors
+
+
+def _metadata_errors(info: KindInfo, obj: Resource) -> ErrorList:
+    """A review has no metadata of its own (a local one its namespace only)."""
+    # Go's zero values count as absent (kubectl sends `creationTimestamp: null`, and in
+    # protobuf `generation: 0`).
+    meta = {k: v for k, v in obj.metadata.to_dict().items() if v}
+    meta.pop("managedFields", None)
+    if info == authorization.LOCAL_SUBJECT_ACCESS_REVIEW:
+        meta.pop("namespace", None)
+        detail = "must be empty except for namespace"
+    else:
+        detail = "must be empty"
+    return [Path("metadata").invalid(meta, detail)] if meta else []
 
 
 def _rules(obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
@@ -116,15 +122,19 @@ def _rules(obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
         ],
         incomplete=False,
     )
+    errors = authorizer.resolution_errors(user, namespace)
+    if errors:
+        status.evaluation_error = aggregate(errors)
     return {**obj.to_dict(), "status": status.to_dict()}
 
 
 def _resource_rule(rule: PolicyRule) -> ResourceRule:
+    names = {"resource_names": list(rule.resource_names)} if rule.resource_names else {}
     return ResourceRule(
         verbs=list(rule.verbs),
         api_groups=list(rule.api_groups or []),
         resources=list(rule.resources or []),
-        resource_names=list(rule.resource_names or []) or None,
+        **names,
     )
 
 

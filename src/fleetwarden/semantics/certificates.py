@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from cryptography import x509
@@ -47,5 +48,22 @@ def parse_certificate_request(pem: bytes) -> CertificateRequest:
     )
 
 
-def load_certificates(pem: bytes) -> list[x509.Certificate]:
-    return x509.load_pem_x509_certificates(pem)
+_BLOCK = re.compile(rb"-----BEGIN ([^-\r\n]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)
+
+
+def certificate_problem(pem: bytes) -> str:
+    """What is wrong with a CSR's status.certificate, in validation's words ("" if nothing):
+    one or more PEM CERTIFICATE blocks, without headers, each a certificate."""
+    blocks = _BLOCK.findall(pem)
+    if not blocks:
+        return "must contain at least one CERTIFICATE PEM block"
+    for kind, body in blocks:
+        if kind != b"CERTIFICATE":
+            return f'only CERTIFICATE PEM blocks are allowed, found "{kind.decode()}"'
+        if b":" in body.split(b"\n", 1)[0]:
+            return "no PEM block headers are permitted"
+    try:
+        x509.load_pem_x509_certificates(pem)
+    except ValueError as exc:
+        return str(exc)
+    return ""

@@ -83,18 +83,15 @@ def covers(owner: Sequence[PolicyRule], servant: Iterable[PolicyRule]) -> list[P
 
 
 def breakdown(rule: PolicyRule) -> list[PolicyRule]:
-    """BreakdownRule: one rule per group, resource and verb (names kept together), and one
-    per non-resource URL and verb."""
+    """BreakdownRule: one rule per group, resource, verb and name (if it names any), and
+    one per non-resource URL and verb."""
+    names: list[list[str] | None] = [[n] for n in rule.resource_names or []] or [None]
     parts = [
-        PolicyRule(
-            api_groups=[group],
-            resources=[resource],
-            verbs=[verb],
-            resource_names=rule.resource_names,
-        )
+        PolicyRule(api_groups=[group], resources=[resource], verbs=[verb], resource_names=name)
         for group in rule.api_groups or ()
         for resource in rule.resources or ()
         for verb in rule.verbs
+        for name in names
     ]
     parts += [
         PolicyRule(non_resource_urls=[url], verbs=[verb])
@@ -139,22 +136,23 @@ def _resources_cover(owner: Sequence[str], wanted: Sequence[str]) -> bool:
 
 
 def compact_rules(rules: Sequence[PolicyRule]) -> list[PolicyRule]:
-    """CompactRules: simple rules (one group, one resource, no names) on the same resource
-    merged into one with all their verbs; the others as they are."""
-    merged: dict[tuple[str, str], PolicyRule] = {}
+    """CompactRules: simple rules (one group, one resource, one name at most) on the same
+    resource and name merged into one with all their verbs; the others as they are."""
+    merged: dict[tuple[str, str, str | None], PolicyRule] = {}
     compacted: list[PolicyRule] = []
     for rule in rules:
         groups, resources = rule.api_groups or [], rule.resources or []
+        names = rule.resource_names or []
         simple = (
             len(groups) == 1
             and len(resources) == 1
-            and not rule.resource_names
+            and len(names) <= 1
             and not rule.non_resource_urls
         )
         if not simple:
             compacted.append(rule)
             continue
-        key = (groups[0], resources[0])
+        key = (groups[0], resources[0], names[0] if names else None)
         if key in merged:
             verbs = merged[key].verbs
             verbs.extend(v for v in rule.verbs if v not in verbs)

@@ -234,10 +234,8 @@ class Resources:
             current = self.get(info, namespace, name)
             current_rv = current["metadata"]["resourceVersion"]
             new = change(current)
-            if subresource == "status":
+            if subresource in ("status", "approval"):  # admission keeps approval's to conditions
                 new = _with_status_of(current, new)
-            elif subresource == "approval":
-                new = _with_conditions_of(current, new)
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
@@ -309,20 +307,6 @@ def _with_status_of(current: Obj, new: Obj) -> Obj:
         merged["status"] = new["status"]
     else:
         merged.pop("status", None)
-    return merged
-
-
-def _with_conditions_of(current: Obj, new: Obj) -> Obj:
-    """What an approval write admits (a CertificateSigningRequest's /approval): the stored
-    object with the new status.conditions, nothing else."""
-    merged = _with_status_of(current, {"metadata": new.get("metadata") or {}})
-    status = dict(current.get("status") or {})
-    conditions = (new.get("status") or {}).get("conditions")
-    if conditions is None:
-        status.pop("conditions", None)
-    else:
-        status["conditions"] = conditions
-    merged["status"] = status
     return merged
 
 

@@ -37,6 +37,9 @@ class AllowAll:
             PolicyRule(verbs=["*"], non_resource_urls=["*"]),
         ]
 
+    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
+        return []
+
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         return []
 
