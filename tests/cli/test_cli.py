@@ -90,6 +90,38 @@ def test_taint_of_a_missing_cluster_is_not_found() -> None:
     assert 'clusters.cluster.karmada.io "member9" not found' in err
 
 
+def test_validate_refuses_a_kind_no_api_serves(tmp_path: Path) -> None:
+    misspelled = tmp_path / "policy.yaml"
+    misspelled.write_text(
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicie\n"
+        "metadata: {name: nginx, namespace: default}\nspec: {}\n"
+    )
+    code, out, err = run("validate", str(misspelled))
+    assert code == 1
+    assert out == ""
+    assert err.strip() == (
+        'error: resource mapping not found for name: "nginx" namespace: "default" from '
+        f'"{misspelled}": no matches for kind "PropagationPolicie" in version '
+        '"policy.karmada.io/v1alpha1"'
+    )
+
+
+def test_validate_takes_a_kind_a_crd_given_with_it_serves(tmp_path: Path) -> None:
+    manifests = tmp_path / "widgets.yaml"
+    manifests.write_text(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata: {name: widgets.example.com}\n"
+        "spec:\n  group: example.com\n  scope: Namespaced\n"
+        "  names: {plural: widgets, singular: widget, kind: Widget}\n"
+        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
+        "    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
+        "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
+    )
+    code, out, _ = run("validate", str(manifests))
+    assert code == 0
+    assert "Widget 'w' admitted" in out
+
+
 def test_validate_reports_admitted_and_refused(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text(

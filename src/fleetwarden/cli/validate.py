@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from fleetwarden.admission import AdmissionConfig, default_chain
+from fleetwarden.api.apiextensions import KIND as CRD
 from fleetwarden.api.errors import DecodeError, Invalid
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.io import load_documents
 
 
@@ -24,14 +28,47 @@ def validate(
     """
     chain = default_chain()
     config = AdmissionConfig(allow_no_execute_taint_policy=allow_no_execute_taint_policy)
+    documents = [(path, doc) for path in files for doc in load_documents(path)]
+    defined = _defined_kinds(doc for _, doc in documents)
     refused = 0
-    for path in files:
-        for doc in load_documents(path):
-            try:
-                obj = chain.admit(doc, now=datetime.now(UTC), config=config)
-            except (Invalid, DecodeError) as exc:
-                refused += 1
-                typer.echo(f"{path}: {exc.message}", err=True)
-                continue
-            typer.echo(f"{path}: {obj.kind} {obj.metadata.name!r} admitted")
+    for path, doc in documents:
+        unknown = _unknown_kind(doc, defined, path)
+        if unknown:
+            refused += 1
+            typer.echo(f"error: {unknown}", err=True)
+            continue
+        try:
+            obj = chain.admit(doc, now=datetime.now(UTC), config=config)
+        except (Invalid, DecodeError) as exc:
+            refused += 1
+            typer.echo(f"{path}: {exc.message}", err=True)
+            continue
+        typer.echo(f"{path}: {obj.kind} {obj.metadata.name!r} admitted")
     raise typer.Exit(1 if refused else 0)
+
+
+def _defined_kinds(documents: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """(apiVersion, kind) of every version the CustomResourceDefinitions given serve."""
+    kinds: set[tuple[str, str]] = set()
+    for doc in documents:
+        if (doc.get("apiVersion"), doc.get("kind")) != (CRD.api_version, CRD.kind):
+            continue
+        spec = doc.get("spec") or {}
+        kind = (spec.get("names") or {}).get("kind", "")
+        for version in spec.get("versions") or []:
+            if version.get("served", True):
+                kinds.add((f"{spec.get('group', '')}/{version.get('name', '')}", kind))
+    return kinds
+
+
+def _unknown_kind(doc: Mapping[str, Any], defined: set[tuple[str, str]], source: str) -> str:
+    """kubectl's refusal of a kind no API serves: a misspelled kind, say."""
+    api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
+    if REGISTRY.get(api_version, kind) is not None or (api_version, kind) in defined:
+        return ""
+    meta = doc.get("metadata") or {}
+    return (
+        f"resource mapping not found for name: {json.dumps(meta.get('name', ''))} namespace: "
+        f"{json.dumps(meta.get('namespace', ''))} from {json.dumps(source)}: no matches for kind "
+        f"{json.dumps(kind)} in version {json.dumps(api_version)}"
+    )
