@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, unquote
 
 import yaml
 
+from fleetwarden.api.codec import DocumentError, load_json, load_yaml
 from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.server import protobuf
 
@@ -166,15 +167,17 @@ class Request:
 
 def decode_json(body: bytes) -> Any:
     try:
-        return json.loads(body)
+        return load_json(body)
     except ValueError as err:
         raise BadRequest(f"couldn't get version/kind; json parse error: {err}") from None
 
 
 def decode_yaml(body: bytes) -> Any:
     try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as err:
+        return load_yaml(body)
+    except DocumentError as err:  # worded as go-yaml words it: "yaml: ..."
+        raise BadRequest(f"couldn't get version/kind; {err}") from None
+    except (yaml.YAMLError, ValueError) as err:  # ValueError: a !!timestamp out of range, say
         raise BadRequest(f"couldn't get version/kind; yaml parse error: {err}") from None
 
 

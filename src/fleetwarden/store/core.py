@@ -40,6 +40,7 @@ from datetime import UTC, datetime
 from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, TypedDict, TypeVar
 
+from fleetwarden.api.codec import load_json
 from fleetwarden.api.errors import (
     AlreadyExists,
     BadRequest,
@@ -1042,7 +1043,7 @@ def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType)
     apply = _patcher(info, patch_type)
     if isinstance(patch, str | bytes):
         try:
-            patch = json.loads(patch)
+            patch = load_json(patch)
         except ValueError as err:
             raise BadRequest(f"error decoding patch: {err}") from None
     try:
@@ -1098,7 +1099,7 @@ def _encode_continue(rv: int, last: str) -> str:
 
 def _decode_continue(token: str, compacted: int) -> tuple[int, str]:
     try:
-        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        data = load_json(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         if data.get("v") != "meta.k8s.io/v1":
             raise ValueError("continue key is not valid")
         rv, start = int(data["rv"]), str(data["start"])
