@@ -11,6 +11,10 @@ import time
 from .conftest import DEPLOYMENTS, Api, Reply, deployment
 
 MERGE = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+CONFIGMAPS = "/api/v1/namespaces/{}/configmaps"
+SECRETS = "/api/v1/namespaces/{}/secrets"
 YAML = "application/yaml"
 # 9 levels of 9 aliases: a billion laughs in under 400 bytes.
 LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
@@ -23,6 +27,87 @@ DEEP = b"[" * 100_000 + b"]" * 100_000
 def assert_bad_request(reply: Reply, message: str) -> None:
     status = reply.json
     assert (reply.status, status["reason"], status["message"]) == (400, "BadRequest", message)
+
+
+# --- a patch or update changes the addressed object, no other ------------------------------
+
+
+def stored(api: Api) -> list[object]:
+    """Every ConfigMap and Secret there is, as stored."""
+    paths = ("/api/v1/configmaps", "/api/v1/secrets")
+    return [item for path in paths for item in api.get(path).json["items"]]
+
+
+def twins(api: Api) -> None:
+    """ConfigMap default/x, and a Secret of the same name and a ConfigMap in team."""
+    assert api.post("/api/v1/namespaces", {"metadata": {"name": "team"}}).status == 201
+    for path, extra in (
+        (CONFIGMAPS.format("default"), {"data": {"a": "1"}}),
+        (SECRETS.format("default"), {"data": {"token": "c2VjcmV0"}}),
+        (CONFIGMAPS.format("team"), {"data": {"a": "team"}}),
+    ):
+        assert api.post(path, {"metadata": {"name": "x"}, **extra}).status == 201
+
+
+def test_a_patch_that_changes_kind_or_api_version_is_refused(api: Api) -> None:
+    twins(api)
+    before, rv = stored(api), api.store.resource_version
+    secret_rv = api.get(f"{SECRETS.format('default')}/x").json["metadata"]["resourceVersion"]
+    # Aimed at the Secret: its kind, and its resourceVersion so that a write would succeed.
+    to_secret = {"kind": "Secret", "data": {"token": "b3duZWQ="}}
+    to_secret["metadata"] = {"resourceVersion": secret_rv}
+    for patch, content_type in (
+        (to_secret, MERGE),
+        ([{"op": "replace", "path": "/kind", "value": "Secret"}], JSON_PATCH),
+        ({"apiVersion": "apps/v1"}, MERGE),
+    ):
+        reply = api.patch(f"{CONFIGMAPS.format('default')}/x", patch, content_type)
+        status = reply.json
+        assert (reply.status, status["reason"]) == (422, "Invalid"), status
+        assert status["message"].startswith(' "" is invalid: patch: Invalid value: "{')
+        assert status["details"]["causes"][0]["field"] == "patch"
+    assert status["message"].endswith(
+        ": the API version in the data (apps/v1) does not match the expected API version (v1)"
+    )
+    assert (stored(api), api.store.resource_version) == (before, rv)
+
+
+def test_a_strategic_merge_patch_keeps_the_kind_as_kube_does(api: Api) -> None:
+    twins(api)
+    secret = api.get(f"{SECRETS.format('default')}/x").json
+    patch = {"kind": "Secret", "data": {"b": "2"}}
+    reply = api.patch(f"{CONFIGMAPS.format('default')}/x", patch, STRATEGIC)
+    assert reply.status == 200, reply.json
+    assert (reply.json["kind"], reply.json["data"]) == ("ConfigMap", {"a": "1", "b": "2"})
+    assert api.get(f"{SECRETS.format('default')}/x").json == secret
+
+
+def test_a_patch_or_update_that_moves_the_object_to_another_namespace_is_refused(
+    api: Api,
+) -> None:
+    twins(api)
+    before, rv = stored(api), api.store.resource_version
+    path = f"{CONFIGMAPS.format('default')}/x"
+    team_rv = api.get(f"{CONFIGMAPS.format('team')}/x").json["metadata"]["resourceVersion"]
+    moved = {"metadata": {"namespace": "team", "resourceVersion": team_rv}, "data": {"a": "!"}}
+    replace = [{"op": "replace", "path": "/metadata/namespace", "value": "team"}]
+    for reply in (
+        api.patch(path, moved, MERGE),
+        api.patch(path, replace, JSON_PATCH),
+        api.patch(path, moved, STRATEGIC),
+        api.put(path, {"metadata": {"name": "x", **moved["metadata"]}, "data": {"a": "!"}}),
+    ):
+        assert_bad_request(
+            reply,
+            "the namespace of the provided object does not match the namespace sent on the request",
+        )
+    renamed = api.patch(path, {"metadata": {"name": "y"}}, MERGE)
+    assert_bad_request(renamed, "the name of the object (y) does not match the name on the URL (x)")
+    assert (stored(api), api.store.resource_version) == (before, rv)
+    # A patch that removes the namespace leaves the object where the URL says it is.
+    cleared = api.patch(path, {"metadata": {"namespace": None}, "data": {"a": "2"}}, MERGE)
+    assert (cleared.status, cleared.json["metadata"]["namespace"]) == (200, "default")
+    assert api.get(f"{CONFIGMAPS.format('team')}/x").json["data"] == {"a": "team"}
 
 
 # --- documents nested too deep or aliased too much ---------------------------------------

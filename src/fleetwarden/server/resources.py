@@ -16,7 +16,15 @@ from typing import Any
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api import apiextensions
-from fleetwarden.api.errors import BadRequest, Conflict, Forbidden, NotFound
+from fleetwarden.api.errors import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    NotFound,
+    name_mismatch,
+    namespace_mismatch,
+    type_mismatch,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
@@ -123,14 +131,7 @@ class Resources:
         options: WriteOptions,
     ) -> Written:
         def patched(current: Obj) -> Obj:
-            new = apply_patch(info, current, patch, patch_type)
-            meta = new.get("metadata")
-            if not isinstance(meta, dict) or meta.get("name") != name:
-                found = meta.get("name") if isinstance(meta, dict) else None
-                raise BadRequest(
-                    f"the name of the object ({found}) does not match the name on the URL ({name})"
-                )
-            return new
+            return apply_patch(info, current, patch, patch_type)  # the same object, or refused
 
         return self._write(info, namespace, name, subresource, patched, options)
 
@@ -234,30 +235,25 @@ def _addressed(info: KindInfo, namespace: str | None, name: str | None, body: An
     if not isinstance(body, dict):
         raise BadRequest(f"the body of the request must be a {info.kind} object")
     obj = dict(body)
-    for key, expected, what in (
-        ("apiVersion", info.api_version, "API version"),
-        ("kind", info.kind, "kind"),
-    ):
-        given = obj.setdefault(key, expected)
-        if given != expected:
-            raise BadRequest(
-                f"the {what} in the data ({given}) does not match the expected {what} ({expected})"
-            )
+    for key, expected in (("apiVersion", info.api_version), ("kind", info.kind)):
+        given = obj.get(key)
+        if not given:
+            obj[key] = expected  # as the URL defaults it
+        elif given != expected:
+            raise BadRequest(type_mismatch(key, given, expected))
     meta = obj.get("metadata")
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
         raise BadRequest("metadata must be an object")
     meta = obj["metadata"] = dict(meta)
-    if info.namespaced and namespace and meta.setdefault("namespace", namespace) != namespace:
-        raise BadRequest(
-            "the namespace of the provided object does not match the namespace sent on the request"
-        )
+    if info.namespaced and namespace:
+        if not meta.get("namespace"):
+            meta["namespace"] = namespace
+        elif meta["namespace"] != namespace:
+            raise namespace_mismatch()
     if name is not None and meta.get("name") != name:
-        raise BadRequest(
-            f"the name of the object ({meta.get('name')}) does not match the name on the URL "
-            f"({name})"
-        )
+        raise name_mismatch(meta.get("name"), name)
     return obj
 
 

@@ -50,6 +50,9 @@ from fleetwarden.api.errors import (
     NotFound,
     Path,
     StatusError,
+    name_mismatch,
+    namespace_mismatch,
+    type_mismatch,
 )
 from fleetwarden.api.kinds import FieldGetter, FieldLabels, KindInfo
 from fleetwarden.api.meta import format_time
@@ -509,12 +512,6 @@ class CoreStore:
             # No patch changes `current` (a merge patch shares what it leaves alone),
             # so it is the stored object _update compares with.
             patched = apply_patch(info, current, patch, patch_type)
-            meta = _metadata(patched)
-            if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
-                raise BadRequest(
-                    f"the name of the object ({meta.get('name')}) does not match the name on "
-                    f"the URL ({name})"
-                )
             updated = self._update(info, key, entry, patched, subresource, current)
         self._dispatch()
         return updated
@@ -1040,6 +1037,8 @@ def _check_no_new_finalizers(info: KindInfo, old: Obj, new: Obj) -> None:
 
 
 def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+    """The patched object, still the one patched: a patch may not move it to another kind,
+    namespace or name (see _keep_address)."""
     apply = _patcher(info, patch_type)
     if isinstance(patch, str | bytes):
         try:
@@ -1052,7 +1051,33 @@ def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType)
         raise _Unprocessable(str(err)) from None
     if not isinstance(patched, dict):
         raise BadRequest("the patched object is not a JSON object")
+    _keep_address(current, patched, patch_type)
     return patched
+
+
+def _keep_address(current: Obj, patched: Obj, patch_type: PatchType) -> None:
+    """Refuse a patched object that is no longer the current one, as kube-apiserver's patch
+    handler does (else the write that follows stores it under its new key, over another
+    object): another kind or apiVersion is a 422 (the patched JSON does not decode as
+    the URL's kind), another namespace or name a 400. What a patch removes (kind, apiVersion,
+    namespace) is the current one's again, as the URL defaults it; and a strategic merge
+    patch's kind and apiVersion are ignored, as kube's typed merge ignores them."""
+    for key in ("apiVersion", "kind"):
+        given, expected = patched.get(key), current[key]
+        if not given or patch_type is PatchType.STRATEGIC:
+            patched[key] = expected
+        elif given != expected:
+            value = Path("patch").invalid(_encode(patched), type_mismatch(key, given, expected))
+            raise Invalid("", "", "", [value])
+    meta, current_meta = _metadata(patched), current["metadata"]
+    namespace = meta.get("namespace")
+    if namespace != current_meta.get("namespace"):
+        if namespace and "namespace" in current_meta:
+            raise namespace_mismatch()
+        meta = patched["metadata"] = dict(meta)  # no namespace, or one it cannot have
+        _copy_key(current_meta, meta, "namespace")
+    if meta.get("name") != current_meta["name"]:
+        raise name_mismatch(meta.get("name"), current_meta["name"])
 
 
 def _patcher(info: KindInfo, patch_type: PatchType) -> Callable[[Obj, Any], Any]:
