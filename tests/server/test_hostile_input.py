@@ -5,7 +5,9 @@ are not valid. Each is refused as kube-apiserver refuses it, and nothing stored 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import threading
 import time
 
 from .conftest import DEPLOYMENTS, Api, Reply, deployment
@@ -108,6 +110,78 @@ def test_a_patch_or_update_that_moves_the_object_to_another_namespace_is_refused
     cleared = api.patch(path, {"metadata": {"namespace": None}, "data": {"a": "2"}}, MERGE)
     assert (cleared.status, cleared.json["metadata"]["namespace"]) == (200, "default")
     assert api.get(f"{CONFIGMAPS.format('team')}/x").json["data"] == {"a": "team"}
+
+
+# --- request bodies are read up to kube-apiserver's limit -----------------------------------
+
+LIMIT = 3 * 1024 * 1024
+
+
+def assert_too_large(reply: Reply) -> None:
+    assert reply.status == 413
+    assert reply.json == {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": "Request entity too large: limit is 3145728",
+        "reason": "RequestEntityTooLarge",
+        "code": 413,
+    }
+
+
+def padded(size: int) -> bytes:
+    """A ConfigMap's JSON, padded with whitespace to exactly `size` bytes."""
+    text = json.dumps({"metadata": {"name": "big"}, "data": {"a": "1"}}).encode()
+    return text + b" " * (size - len(text))
+
+
+def test_a_body_of_up_to_3_mib_is_read_and_one_byte_more_is_a_413(api: Api) -> None:
+    path = CONFIGMAPS.format("default")
+    assert_too_large(api.post(path, padded(LIMIT + 1)))
+    assert api.get(f"{path}/big").status == 404
+    assert api.post(path, padded(LIMIT)).status == 201
+
+
+def test_a_body_announced_larger_than_the_limit_is_refused_before_it_is_sent(api: Api) -> None:
+    conn = api.connection()
+    conn.putrequest("POST", CONFIGMAPS.format("default"))
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(300 * 1024 * 1024))
+    conn.endheaders()
+    response = conn.getresponse()  # not one byte of the 300 MB was sent
+    assert_too_large(Reply(response.status, response.headers, response.read()))
+    assert response.getheader("connection") == "close"
+    conn.close()
+
+
+def test_a_chunked_body_is_refused_once_past_the_limit_without_reading_the_rest(
+    api: Api,
+) -> None:
+    """300 MB sent in chunks with no Content-Length: the server stops reading at 3 MiB,
+    answers, and hangs up while the client is still sending."""
+    conn = api.connection()
+    conn.putrequest("POST", CONFIGMAPS.format("default"))
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Transfer-Encoding", "chunked")
+    conn.endheaders()
+    sent = [0]
+
+    def send() -> None:
+        chunk = b" " * (1024 * 1024)
+        with contextlib.suppress(OSError):  # the server hung up, as it should
+            for _ in range(300):
+                conn.send(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent[0] += len(chunk)
+            conn.send(b"0\r\n\r\n")
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    response = conn.getresponse()
+    assert_too_large(Reply(response.status, response.headers, response.read()))
+    sender.join(30)
+    assert not sender.is_alive() and sent[0] < 100 * 1024 * 1024
+    conn.close()
 
 
 # --- documents nested too deep or aliased too much ---------------------------------------

@@ -33,9 +33,11 @@ from fleetwarden.server.http import (
     TABLE,
     MediaType,
     Request,
+    RequestEntityTooLarge,
     Response,
     decode_json,
     encode,
+    read_body,
     respond,
     status_response,
     text,
@@ -115,7 +117,14 @@ class App:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            request = Request.from_scope(scope, await _body(receive))
+            try:
+                body = await read_body(scope, receive)
+            except RequestEntityTooLarge as exc:
+                response = status_response(exc)
+                response.headers.append(("connection", "close"))  # the rest goes unread
+                await _send(send, response)
+                return
+            request = Request.from_scope(scope, body)
             try:
                 await self._serve(request, receive, send)
             except StatusError as exc:
@@ -374,15 +383,6 @@ def _warning(message: str) -> str:
     """An RFC 7234 warning header value, as the API server sends field warnings."""
     escaped = message.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
-
-
-async def _body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            return b"".join(chunks)
 
 
 async def _send(send: Send, response: Response) -> None:

@@ -1,14 +1,14 @@
 """Requests, responses and content negotiation, as the Kubernetes API server does them.
 
-A request is read whole (bodies are small objects); a response is one JSON document, or
-a stream of watch events (see watch.py). Media types are matched with their parameters,
+A request's body is read whole, up to kube-apiserver's limit; a response is one JSON
+document, or a stream of watch events (see watch.py). Media types are matched with their parameters,
 so `application/json;as=Table;v=v1;g=meta.k8s.io` is a different offer from plain JSON.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
@@ -21,6 +21,8 @@ from fleetwarden.server import protobuf
 
 JSON = "application/json"
 YAML = "application/yaml"
+# kube-apiserver's --max-request-body-bytes default: twice etcd's recommended request size.
+MAX_REQUEST_BODY = 3 * 1024 * 1024
 # Parameters a client may add to a media range that do not change what is sent.
 _IGNORED_PARAMS = {"q", "charset", "pretty", "stream"}
 
@@ -81,6 +83,36 @@ class NotAcceptable(StatusError):
 class UnsupportedMediaType(StatusError):
     code = 415
     reason = "UnsupportedMediaType"
+
+
+class RequestEntityTooLarge(StatusError):
+    code = 413
+    reason = "RequestEntityTooLarge"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Request entity too large: limit is {limit}")
+
+
+async def read_body(
+    scope: Mapping[str, Any],
+    receive: Callable[[], Awaitable[Mapping[str, Any]]],
+    limit: int = MAX_REQUEST_BODY,
+) -> bytes:
+    """The request's body; 413 once it has more than `limit` bytes, or announces them,
+    without reading further (what is read is never more than the limit and a chunk)."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length" and value.isdigit() and int(value) > limit:
+            raise RequestEntityTooLarge(limit)
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise RequestEntityTooLarge(limit)
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
 
 
 def negotiate(accept: str | None, offers: Sequence[MediaType]) -> MediaType:
