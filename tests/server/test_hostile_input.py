@@ -9,8 +9,11 @@ import contextlib
 import json
 import threading
 import time
+from typing import Any
 
-from .conftest import DEPLOYMENTS, Api, Reply, deployment
+import pytest
+
+from .conftest import DEPLOYMENTS, Api, Kubectl, Reply, deployment
 
 MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
@@ -227,4 +230,153 @@ def test_nan_is_not_json(api: Api) -> None:
     reply = api.post(DEPLOYMENTS, body)
     assert_bad_request(
         reply, "couldn't get version/kind; json parse error: invalid character 'N' in JSON: NaN"
+    )
+
+
+# --- DeleteOptions -----------------------------------------------------------------------
+
+INVALID = 'DeleteOptions.meta.k8s.io "" is invalid: '
+POLICIES = 'supported values: "Foreground", "Background", "Orphan", "nil"'
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "message"),
+    [
+        ({"propagationPolicy": "Bogus"}, 422,
+         f'{INVALID}propagationPolicy: Unsupported value: "Bogus": {POLICIES}'),
+        ({"orphanDependents": True, "propagationPolicy": "Orphan"}, 422,
+         f'{INVALID}propagationPolicy: Invalid value: "Orphan": orphanDependents and '
+         "deletionPropagation cannot be both set"),
+        ({"dryRun": ["All", "Foo"]}, 422,
+         f'{INVALID}dryRun: Unsupported value: ["All","Foo"]: supported values: "All"'),
+        ({"propagationPolicy": "Foreground"}, 422,
+         f'{INVALID}propagationPolicy: Unsupported value: "Foreground": supported values: '
+         '"Background", "Orphan", "nil"'),
+        ({"gracePeriodSeconds": "30"}, 400,
+         "json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds "
+         "of type int64"),
+        ({"gracePeriodSeconds": 1.5}, 400,
+         "json: cannot unmarshal number 1.5 into Go struct field "
+         "DeleteOptions.gracePeriodSeconds of type int64"),
+        ({"orphanDependents": "yes"}, 400,
+         "json: cannot unmarshal string into Go struct field DeleteOptions.orphanDependents of "
+         "type bool"),
+        ({"dryRun": "All"}, 400,
+         "json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type "
+         "[]string"),
+        ({"preconditions": ["uid"]}, 400,
+         "json: cannot unmarshal array into Go struct field DeleteOptions.preconditions of "
+         "type v1.Preconditions"),
+        ({"preconditions": {"uid": 5}}, 400,
+         "json: cannot unmarshal number into Go struct field Preconditions.preconditions.uid "
+         "of type types.UID"),
+        ({"kind": "Pod", "apiVersion": "v1"}, 400,
+         "decoded object cannot be converted to DeleteOptions"),
+        (["Orphan"], 400, "the body of a delete request must be a DeleteOptions object"),
+        (b"{not json", 400,
+         "couldn't get version/kind; json parse error: Expecting property name enclosed in "
+         "double quotes: line 1 column 2 (char 1)"),
+    ],
+    ids=["policy", "policy-and-orphan", "dry-run", "foreground", "grace-string",
+         "grace-fraction", "orphan-string", "dry-run-string", "preconditions-array",
+         "precondition-uid-number", "another-kind", "not-an-object", "not-json"],
+)  # fmt: skip
+def test_invalid_delete_options_are_refused_and_the_object_stays(
+    api: Api, options: Any, code: int, message: str
+) -> None:
+    created = api.post(DEPLOYMENTS, deployment()).json
+    for path in (f"{DEPLOYMENTS}/web", DEPLOYMENTS):  # one object, and a collection
+        reply = api.delete(path, options)
+        assert (reply.status, reply.json["message"]) == (code, message)
+        assert reply.json["reason"] == ("Invalid" if code == 422 else "BadRequest")
+    assert api.get(f"{DEPLOYMENTS}/web").json == created
+
+
+@pytest.mark.parametrize(
+    ("query", "code", "message"),
+    [
+        ("propagationPolicy=Bogus", 422,
+         f'{INVALID}propagationPolicy: Unsupported value: "Bogus": {POLICIES}'),
+        ("dryRun=Foo", 422, f'{INVALID}dryRun: Unsupported value: ["Foo"]: supported values: "All"'),
+        ("gracePeriodSeconds=soon", 400,
+         "invalid value for query parameter \"gracePeriodSeconds\": 'soon' is not an integer"),
+    ],
+    ids=["policy", "dry-run", "grace"],
+)  # fmt: skip
+def test_invalid_delete_options_in_the_query_are_refused(
+    api: Api, query: str, code: int, message: str
+) -> None:
+    api.post(DEPLOYMENTS, deployment())
+    reply = api.delete(f"{DEPLOYMENTS}/web?{query}")
+    assert (reply.status, reply.json["message"]) == (code, message)
+    assert api.get(f"{DEPLOYMENTS}/web").status == 200
+
+
+def owner_and_dependent(api: Api) -> str:
+    """ConfigMap `owner`, and ConfigMap `dependent` it owns; returns the owner's uid."""
+    path = CONFIGMAPS.format("default")
+    uid: str = api.post(path, {"metadata": {"name": "owner"}}).json["metadata"]["uid"]
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}
+    dependent = {"metadata": {"name": "dependent", "ownerReferences": [ref]}}
+    assert api.post(path, dependent).status == 201
+    return uid
+
+
+@pytest.mark.parametrize(
+    ("options", "orphaned"),
+    [
+        (None, False),
+        ({"propagationPolicy": "Background", "gracePeriodSeconds": -5}, False),
+        ({"propagationPolicy": "Orphan"}, True),
+        ({"kind": "DeleteOptions", "apiVersion": "v1", "orphanDependents": True}, True),
+        ("?propagationPolicy=Orphan", True),
+    ],
+    ids=["default", "background", "orphan", "orphan-dependents", "orphan-in-query"],
+)
+def test_delete_propagation_collects_or_orphans_the_dependents(
+    api: Api, options: Any, orphaned: bool
+) -> None:
+    owner_and_dependent(api)
+    path = f"{CONFIGMAPS.format('default')}/owner"
+    query = options if isinstance(options, str) else ""
+    body = None if isinstance(options, str) else options
+    assert api.delete(path + query, body).status == 200
+    assert api.get(path).status == 404
+    dependent = api.get(f"{CONFIGMAPS.format('default')}/dependent")
+    if orphaned:
+        assert dependent.status == 200 and "ownerReferences" not in dependent.json["metadata"]
+    else:
+        assert dependent.status == 404
+
+
+def test_delete_preconditions_are_checked_as_kube_checks_them(api: Api) -> None:
+    created = api.post(DEPLOYMENTS, deployment()).json
+    uid, rv = created["metadata"]["uid"], created["metadata"]["resourceVersion"]
+    for preconditions, message in (
+        ({"uid": "other"}, f"the UID in the precondition (other) does not match the UID in "
+         f"record ({uid}). The object might have been deleted and then recreated"),
+        ({"uid": ""}, f"the UID in the precondition () does not match the UID in record "
+         f"({uid}). The object might have been deleted and then recreated"),
+        ({"uid": uid, "resourceVersion": "1"}, f"the ResourceVersion in the precondition (1) "
+         f"does not match the ResourceVersion in record ({rv}). The object might have been "
+         "modified"),
+    ):  # fmt: skip
+        reply = api.delete(f"{DEPLOYMENTS}/web", {"preconditions": preconditions})
+        assert (reply.status, reply.json["reason"]) == (409, "Conflict")
+        assert reply.json["message"] == (
+            f'Operation cannot be fulfilled on Deployment.apps "web": {message}'
+        )
+    exact = {"preconditions": {"uid": uid, "resourceVersion": rv}}
+    assert api.delete(f"{DEPLOYMENTS}/web", exact).status == 200
+
+
+def test_kubectl_delete_cascade(api: Api, kubectl: Kubectl) -> None:
+    owner_and_dependent(api)
+    foreground = kubectl("delete", "configmap", "owner", "--cascade=foreground")
+    assert foreground.returncode == 1
+    assert 'propagationPolicy: Unsupported value: "Foreground"' in foreground.stderr
+    orphan = kubectl("delete", "configmap", "owner", "--cascade=orphan")
+    assert orphan.stdout == 'configmap "owner" deleted\n', orphan.stderr
+    assert kubectl("get", "configmap", "dependent", "-o", "name").stdout == (
+        "configmap/dependent\n"
     )

@@ -18,7 +18,7 @@ from fleetwarden.api.errors import (
     StatusError,
 )
 from fleetwarden.api.kinds import FieldLabels
-from fleetwarden.store import CoreStore, EventType, PatchType, WatchEvent
+from fleetwarden.store import CoreStore, EventType, PatchType, Propagation, WatchEvent
 
 from .conftest import (
     CLUSTERS,
@@ -504,6 +504,26 @@ def test_dependents_wait_for_their_owners_finalizers(store: CoreStore) -> None:
     assert store.get(DEPLOYMENTS, "child", "default")
     store.patch(DEPLOYMENTS, "owner", "default", {"metadata": {"finalizers": None}})
     assert store.list(DEPLOYMENTS).items == []
+
+
+def test_an_orphaning_delete_leaves_the_dependents_without_their_reference_to_it(
+    store: CoreStore,
+) -> None:
+    owner = store.create(deployment("owner", finalizers=["f"]))
+    other = store.create(deployment("other"))
+    store.create(deployment("child", ownerReferences=[owner_ref(owner)]))
+    store.create(deployment("shared", ownerReferences=[owner_ref(owner), owner_ref(other)]))
+    seen = events_of(store)
+    store.delete(DEPLOYMENTS, "owner", "default", propagation=Propagation.ORPHAN)
+    # In the delete's own write, though the owner waits for its finalizer.
+    assert summary(seen) == [("MODIFIED", "child", 5), ("MODIFIED", "shared", 6),
+                             ("MODIFIED", "owner", 7)]  # fmt: skip
+    assert "ownerReferences" not in store.get(DEPLOYMENTS, "child", "default")["metadata"]
+    shared = store.get(DEPLOYMENTS, "shared", "default")
+    assert shared["metadata"]["ownerReferences"] == [owner_ref(other)]
+    store.patch(DEPLOYMENTS, "owner", "default", {"metadata": {"finalizers": None}})
+    names = [item["metadata"]["name"] for item in store.list(DEPLOYMENTS).items]
+    assert names == ["child", "other", "shared"]
 
 
 def test_garbage_collection_follows_owner_references_changed_by_updates(

@@ -26,6 +26,7 @@ from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
+from fleetwarden.server.delete_options import delete_options
 from fleetwarden.server.http import (
     AGGREGATED_DISCOVERY,
     PLAIN_JSON,
@@ -35,7 +36,6 @@ from fleetwarden.server.http import (
     Request,
     RequestEntityTooLarge,
     Response,
-    decode_json,
     encode,
     read_body,
     respond,
@@ -246,14 +246,13 @@ class App:
             )  # fmt: skip
             return _written(200, written, media)
         if method == "DELETE" and target.subresource is None:
-            options = _delete_options(request)
-            dry_run = _dry_run(request, options)
+            options = delete_options(request)
             if name is None:
                 deleted = self.resources.delete_collection(
-                    info, namespace, _list_options(request), options, dry_run
+                    info, namespace, _list_options(request), options
                 )
             else:
-                deleted = self.resources.delete(info, namespace, name, options, dry_run)
+                deleted = self.resources.delete(info, namespace, name, options)
             return respond(200, deleted, media)
         raise MethodNotAllowed()
 
@@ -350,27 +349,17 @@ def _watch_options(request: Request, target: ResourcePath) -> WatchOptions:
 
 def _write(request: Request) -> WriteOptions:
     return WriteOptions(
-        dry_run=_dry_run(request, {}),
+        dry_run=_dry_run(request),
         field_validation=FieldValidation.parse(request.param("fieldValidation")),
     )
 
 
-def _dry_run(request: Request, options: Mapping[str, Any]) -> bool:
-    values = [*request.params("dryRun"), *(options.get("dryRun") or [])]
+def _dry_run(request: Request) -> bool:
+    values = request.params("dryRun")
     for value in values:
         if value != "All":
             raise BadRequest(f'dryRun: Unsupported value: "{value}": supported values: "All"')
     return bool(values)
-
-
-def _delete_options(request: Request) -> dict[str, Any]:
-    """The DeleteOptions body of a DELETE, if any."""
-    if not request.body.strip():
-        return {}
-    options = decode_json(request.body)
-    if not isinstance(options, dict):
-        raise BadRequest("the body of a delete request must be a DeleteOptions object")
-    return options
 
 
 def _written(status: int, written: Written, media: MediaType) -> Response:

@@ -29,6 +29,7 @@ from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
+from fleetwarden.server.delete_options import DeleteOptions
 from fleetwarden.server.validation import FieldValidation, check_fields
 from fleetwarden.store.core import apply_patch
 from fleetwarden.store.interface import Obj, PatchType, Store
@@ -136,17 +137,17 @@ class Resources:
         return self._write(info, namespace, name, subresource, patched, options)
 
     def delete(
-        self, info: KindInfo, namespace: str | None, name: str, body: Any, dry_run: bool
+        self, info: KindInfo, namespace: str | None, name: str, options: DeleteOptions
     ) -> Obj:
         current = self.get(info, namespace, name)
-        _check_preconditions(info, current, body)
+        _check_preconditions(info, current, options)
         if info == namespaces.NAMESPACE:
             namespaces.check_deletable(name)
-        if dry_run:
+        if options.dry_run:
             return current
         if info == apiextensions.KIND:
             _hold_for_cleanup(self.store, current)
-        deleted = self.store.delete(info, name, namespace or "")
+        deleted = self.store.delete(info, name, namespace or "", propagation=options.propagation)
         meta = deleted["metadata"]
         if ("deletionTimestamp" in meta and meta.get("finalizers")) or not _builtin(info):
             return deleted  # still terminating; a custom resource's registry returns it anyway
@@ -168,8 +169,7 @@ class Resources:
         info: KindInfo,
         namespace: str | None,
         options: ListOptions,
-        body: Any,
-        dry_run: bool,
+        delete_options: DeleteOptions,
     ) -> Obj:
         selectors = ListOptions(options.label_selector, options.field_selector)  # every page
         listed = self.list(info, namespace, selectors)
@@ -178,7 +178,7 @@ class Resources:
             meta = obj["metadata"]
             try:
                 deleted.append(
-                    self.delete(info, meta.get("namespace"), meta["name"], body, dry_run)
+                    self.delete(info, meta.get("namespace"), meta["name"], delete_options)
                 )
             except NotFound:
                 continue  # gone meanwhile
@@ -271,21 +271,20 @@ def _with_status_of(current: Obj, new: Obj) -> Obj:
     return merged
 
 
-def _check_preconditions(info: KindInfo, current: Obj, body: Any) -> None:
-    """DeleteOptions.preconditions: the uid and resourceVersion the object must still have."""
-    preconditions = body.get("preconditions") if isinstance(body, dict) else None
-    if not isinstance(preconditions, dict):
-        return
+def _check_preconditions(info: KindInfo, current: Obj, options: DeleteOptions) -> None:
+    """DeleteOptions.preconditions, as rest.BeforeDelete checks them (naming the kind)."""
     meta = current["metadata"]
-    for key, field_name in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
-        wanted = preconditions.get(key)
-        if wanted and wanted != meta.get(key):
+    for wanted, key, field_name, why in (
+        (options.uid, "uid", "UID", "deleted and then recreated"),
+        (options.resource_version, "resourceVersion", "ResourceVersion", "modified"),
+    ):
+        if wanted is not None and wanted != meta.get(key):
             raise Conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 meta["name"],
-                f"Precondition failed: {field_name} in precondition: {wanted}, "
-                f"{field_name} in object meta: {meta.get(key)}",
+                f"the {field_name} in the precondition ({wanted}) does not match the "
+                f"{field_name} in record ({meta.get(key)}). The object might have been {why}",
             )
 
 

@@ -17,8 +17,9 @@ Deviations from Kubernetes, on purpose:
 - A continued list is served from the current state (keys after the last one returned),
   not from a snapshot at the first page's resourceVersion; the token still expires once
   that resourceVersion is compacted.
-- Garbage collection runs inside the write that removes an owner (background propagation
-  only; no foreground or orphan finalizers), and ownerReferences are matched by uid.
+- Garbage collection runs inside the write that removes an owner, and ownerReferences are
+  matched by uid. An orphaning delete drops the dependents' references in its own write
+  (no `orphan` finalizer for a collector to process); foreground deletion is not offered.
 - A watch from resource_version None sends no initial state (the protocol's choice); "0"
   sends synthetic ADDED events for what exists, as Kubernetes does.
 """
@@ -71,6 +72,7 @@ from fleetwarden.store.interface import (
     Now,
     Obj,
     PatchType,
+    Propagation,
     Store,
     Watch,
     WatchEvent,
@@ -516,10 +518,23 @@ class CoreStore:
         self._dispatch()
         return updated
 
-    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+    def delete(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: Propagation = Propagation.BACKGROUND,
+    ) -> Obj:
         with self._lock:
             key, entry = self._require(info, name, _ns(info, namespace))
-            deleted = self._write(lambda txn: self._delete(txn, key, _thaw(entry.blob)))
+
+            def delete(txn: _Txn) -> Obj:
+                if propagation is Propagation.ORPHAN:
+                    self._orphan(txn, entry.uid)
+                return self._delete(txn, key, _thaw(entry.blob))
+
+            deleted = self._write(delete)
         self._dispatch()
         return deleted
 
@@ -638,10 +653,28 @@ class CoreStore:
         obj = _thaw(entry.blob)
         refs = obj["metadata"].get("ownerReferences") or []
         alive = [ref for ref in refs if self._exists(txn, ref.get("uid", ""))]
+        if len(alive) == len(refs):
+            return  # no longer a dependent: orphaned earlier in this write
         if not alive:
             self._delete(txn, key, obj)
         elif len(alive) < len(refs):
             obj["metadata"]["ownerReferences"] = alive
+            txn.put(key, obj, EventType.MODIFIED)
+
+    def _orphan(self, txn: _Txn, owner_uid: str) -> None:
+        """The garbage collector's orphaning: the owner's dependents drop their
+        ownerReferences to it, and stay."""
+        for key in sorted(self._dependents.get(owner_uid, ())):
+            entry = txn.entry(key)
+            if entry is None:
+                continue
+            obj = _thaw(entry.blob)
+            meta = obj["metadata"]
+            refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != owner_uid]
+            if refs:
+                meta["ownerReferences"] = refs
+            else:
+                meta.pop("ownerReferences", None)
             txn.put(key, obj, EventType.MODIFIED)
 
     def _exists(self, txn: _Txn, uid: str) -> bool:
