@@ -22,6 +22,10 @@ Deviations from Kubernetes, on purpose:
   (no `orphan` finalizer for a collector to process); foreground deletion is not offered.
 - A watch from resource_version None sends no initial state (the protocol's choice); "0"
   sends synthetic ADDED events for what exists, as Kubernetes does.
+
+A watch whose reader falls more than `watch_buffer` events behind is ended, as the API
+server's cacher ends a watcher whose buffer is full: its reader gets what was queued,
+then the end, and watches again from the last resourceVersion it saw (or lists again).
 """
 
 from __future__ import annotations
@@ -82,6 +86,9 @@ from fleetwarden.store.merge_keys import merge_keys_for
 from fleetwarden.store.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 
 DEFAULT_EVENT_LOG_SIZE = 10_000
+# Events a watch may hold for its reader (the initial ones aside) before it is ended.
+# Below the log's size, so that what a watch holds is mostly what the log holds anyway.
+DEFAULT_WATCH_BUFFER = 4_096
 # utilrand's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATED_SUFFIX = 5
@@ -205,6 +212,7 @@ class StoreOptions(TypedDict, total=False):
     kinds: KindsFunc
     fields: FieldsFunc
     event_log_size: int
+    watch_buffer: int
 
 
 class StoredEvent(NamedTuple):
@@ -386,9 +394,10 @@ class CoreStore:
         kinds: KindsFunc = REGISTRY.info,
         fields: FieldsFunc = field_labels,
         event_log_size: int = DEFAULT_EVENT_LOG_SIZE,
+        watch_buffer: int = DEFAULT_WATCH_BUFFER,
     ) -> None:
-        if event_log_size < 1:
-            raise ValueError("event_log_size must be at least 1")
+        if event_log_size < 1 or watch_buffer < 1:
+            raise ValueError("event_log_size and watch_buffer must be at least 1")
         self._backend = backend
         self._now = now or (lambda: datetime.now(UTC))
         self._new_uid = new_uid or (lambda: str(uuid.uuid4()))
@@ -397,6 +406,7 @@ class CoreStore:
         self._kinds = kinds
         self._fields = fields
         self._log_size = event_log_size
+        self._watch_buffer = watch_buffer
         self._lock = threading.Lock()
         self._objects: dict[str, dict[str, _Entry]] = {}
         self._uids: dict[str, Key] = {}
@@ -564,10 +574,10 @@ class CoreStore:
                     watch.offer_added(coll, entry)
             else:
                 rv = _parse_rv(resource_version) if resource_version else self._rv
-                for event in self._events_since(rv):
-                    watch.offer(event)
+                watch.offer(self._events_since(rv))
                 if selection is not None and collection is not None:
                     start = self._state_at(collection, namespace, rv)
+            watch.bound(self._watch_buffer)  # what it starts with aside
             self._watches.append(watch)
         watch.hold(start)
         return watch
@@ -694,10 +704,9 @@ class CoreStore:
         self._rv = txn.rv
         self._log.extend(txn.events)
         if self._watches:
+            for watch in self._watches:
+                watch.offer(txn.events)
             self._watches = [w for w in self._watches if not w.closed]
-            for event in txn.events:
-                for watch in self._watches:
-                    watch.offer(event)
         if self._subscribers:
             self._pending.extend(txn.events)
         return result
@@ -911,7 +920,9 @@ class _Selection:
 
 class _Watch:
     """A watch's own queue, filled at commit; iteration blocks until an event or close().
-    close() lets the consumer drain what was already queued, then iteration ends.
+    close() lets the consumer drain what was already queued, then iteration ends. So does
+    a write that finds the queue holding its bound already: the watch is closed, as the
+    cacher closes a watcher that does not keep up, rather than holding ever more.
 
     With selectors, the consumer's thread turns events into what a client holding the
     matching objects must hear, as the API server's watch cache does: an object that starts
@@ -928,6 +939,7 @@ class _Watch:
         self._held: dict[tuple[str, str], bytes | None] = {}
         # Events to hand out, or None once closed
         self._queue: SimpleQueue[_StoredWatchEvent | None] = SimpleQueue()
+        self._limit = math.inf  # how many may be queued when a write comes
         self.closed = False
 
     def hold(self, state: _State) -> None:
@@ -945,11 +957,27 @@ class _Watch:
             elif selection.matches_entry(known):
                 self._held[key] = known.blob
 
-    def offer(self, event: StoredEvent) -> None:
-        if (self._collection is None or event.collection == self._collection) and (
-            self._namespace is None or event.namespace == self._namespace
-        ):
-            self._queue.put(_StoredWatchEvent(event.type, event.collection, event.rv, event.blob))
+    def bound(self, buffer: int) -> None:
+        """From now on, hold no more than `buffer` events beyond those queued now."""
+        self._limit = self._queue.qsize() + buffer
+
+    def offer(self, events: Sequence[StoredEvent]) -> None:
+        """One write's events (or those to replay); the watch is closed instead if its
+        reader is behind by the bound already. A write is queued whole: a big one (a
+        garbage collection) does not end a watch whose reader keeps up."""
+        if self.closed:
+            return
+        if self._queue.qsize() >= self._limit:
+            self.close()
+            return
+        collection, namespace = self._collection, self._namespace
+        for event in events:
+            if (collection is None or event.collection == collection) and (
+                namespace is None or event.namespace == namespace
+            ):
+                self._queue.put(
+                    _StoredWatchEvent(event.type, event.collection, event.rv, event.blob)
+                )
 
     def offer_added(self, collection: str, entry: _Entry) -> None:
         """A synthetic ADDED event for an object that already exists."""
