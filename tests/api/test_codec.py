@@ -15,6 +15,7 @@ from fleetwarden.api.codec import (
     MAX_EXPANDED_NODES,
     DocumentError,
     alias_budget,
+    check_depth,
     load_json,
     load_yaml,
     load_yaml_documents,
@@ -109,3 +110,11 @@ def test_yaml_documents_read_as_safe_load_all_reads_them() -> None:
     assert load_yaml("") is None
     with pytest.raises(yaml.YAMLError):
         load_yaml("a: 1\n---\nb: 2\n")
+
+
+def test_check_depth_bounds_a_decoded_value() -> None:
+    check_depth(json.loads(nested(MAX_DEPTH)))
+    check_depth({"a": "not a container", "b": [{"c": 1}]})
+    check_depth("scalar")
+    with pytest.raises(DocumentError, match=f"^exceeded max depth of {MAX_DEPTH}$"):
+        check_depth({"a": json.loads(nested(MAX_DEPTH))})

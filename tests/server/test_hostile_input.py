@@ -219,6 +219,36 @@ def test_a_patch_nested_too_deep_is_refused_and_changes_nothing(api: Api) -> Non
     assert api.get(f"{DEPLOYMENTS}/web").json == before
 
 
+def test_a_json_patch_may_not_amplify_the_object(api: Api) -> None:
+    """Operations past kube's 10,000 are a 413; copies that double the object past 3 MiB
+    and adds that nest values inside each other past the depth bound are a 422, at once."""
+    before = api.post(DEPLOYMENTS, deployment()).json
+    path = f"{DEPLOYMENTS}/web"
+    many = [{"op": "test", "path": "/kind", "value": "Deployment"}] * 10_001
+    reply = api.patch(path, many, JSON_PATCH)
+    assert (reply.status, reply.json["reason"], reply.json["message"]) == (
+        413,
+        "RequestEntityTooLarge",
+        "Request entity too large: The allowed maximum operations in a JSON patch is 10000, "
+        "got 10001",
+    )
+    doubling = [{"op": "add", "path": "/spec/x", "value": ["y" * 100]}]
+    doubling += [{"op": "copy", "from": "/spec/x", "path": "/spec/x/-"}] * 40
+    deep = "[" * 60 + "]" * 60
+    nesting = [{"op": "add", "path": "/spec/x", "value": json.loads(deep)}]
+    nesting += [{"op": "add", "path": "/spec/x" + "/0" * 59, "value": json.loads(deep)}]
+    for patch, message in (
+        (doubling, "Unable to complete the copy, the accumulated size increase of copy is "),
+        (nesting, "exceeded max depth of 100"),
+    ):
+        started = time.monotonic()
+        reply = api.patch(path, patch, JSON_PATCH)
+        assert time.monotonic() - started < 2
+        assert (reply.status, reply.json["reason"]) == (422, "Invalid")
+        assert reply.json["message"].startswith(message)
+    assert api.get(path).json == before
+
+
 def test_a_continue_token_nested_too_deep_is_a_400(api: Api) -> None:
     token = base64.urlsafe_b64encode(b"[" * 5000 + b"]" * 5000).decode().rstrip("=")
     reply = api.get(f"{DEPLOYMENTS}?limit=1&continue={token}")

@@ -82,6 +82,20 @@ def _json_depth(text: str) -> int:
     return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
 
 
+def check_depth(value: Any) -> None:
+    """DocumentError if the decoded value's lists and dicts nest deeper than MAX_DEPTH: for
+    what is made of documents, a JSON patch's result say."""
+    stack = [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth == MAX_DEPTH:
+                    raise DocumentError(f"exceeded max depth of {MAX_DEPTH}")
+                stack.append((child, depth + 1))
+
+
 # --- YAML ------------------------------------------------------------------------------
 
 

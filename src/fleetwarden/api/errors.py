@@ -181,6 +181,16 @@ class BadRequest(StatusError):
     reason = "BadRequest"
 
 
+class RequestEntityTooLarge(StatusError):
+    """413: `Request entity too large: limit is 3145728`."""
+
+    code = 413
+    reason = "RequestEntityTooLarge"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"Request entity too large: {detail}")
+
+
 def type_mismatch(key: str, given: Any, expected: str) -> str:
     """A body's apiVersion or kind that is not the URL's."""
     what = "API version" if key == "apiVersion" else key

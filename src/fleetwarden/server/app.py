@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import uvicorn
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
-from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.errors import BadRequest, RequestEntityTooLarge, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
@@ -34,7 +34,6 @@ from fleetwarden.server.http import (
     TABLE,
     MediaType,
     Request,
-    RequestEntityTooLarge,
     Response,
     encode,
     read_body,

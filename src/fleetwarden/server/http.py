@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, unquote
 import yaml
 
 from fleetwarden.api.codec import DocumentError, load_json, load_yaml
-from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.errors import BadRequest, RequestEntityTooLarge, StatusError
 from fleetwarden.server import protobuf
 
 JSON = "application/json"
@@ -85,14 +85,6 @@ class UnsupportedMediaType(StatusError):
     reason = "UnsupportedMediaType"
 
 
-class RequestEntityTooLarge(StatusError):
-    code = 413
-    reason = "RequestEntityTooLarge"
-
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"Request entity too large: limit is {limit}")
-
-
 async def read_body(
     scope: Mapping[str, Any],
     receive: Callable[[], Awaitable[Mapping[str, Any]]],
@@ -102,14 +94,14 @@ async def read_body(
     without reading further (what is read is never more than the limit and a chunk)."""
     for name, value in scope.get("headers", ()):
         if name.lower() == b"content-length" and value.isdigit() and int(value) > limit:
-            raise RequestEntityTooLarge(limit)
+            raise RequestEntityTooLarge(f"limit is {limit}")
     chunks, size = [], 0
     while True:
         message = await receive()
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise RequestEntityTooLarge(limit)
+            raise RequestEntityTooLarge(f"limit is {limit}")
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)

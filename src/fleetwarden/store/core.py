@@ -45,7 +45,7 @@ from datetime import UTC, datetime
 from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, TypedDict, TypeVar
 
-from fleetwarden.api.codec import load_json
+from fleetwarden.api.codec import MAX_DEPTH, DocumentError, check_depth, load_json
 from fleetwarden.api.errors import (
     AlreadyExists,
     BadRequest,
@@ -54,6 +54,7 @@ from fleetwarden.api.errors import (
     Invalid,
     NotFound,
     Path,
+    RequestEntityTooLarge,
     StatusError,
     name_mismatch,
     namespace_mismatch,
@@ -86,6 +87,8 @@ from fleetwarden.store.merge_keys import merge_keys_for
 from fleetwarden.store.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 
 DEFAULT_EVENT_LOG_SIZE = 10_000
+# kube-apiserver's bound on the operations of one JSON patch.
+MAX_JSON_PATCH_OPERATIONS = 10_000
 # Events a watch may hold for its reader (the initial ones aside) before it is ended.
 # Below the log's size, so that what a watch holds is mostly what the log holds anyway.
 DEFAULT_WATCH_BUFFER = 4_096
@@ -1106,14 +1109,28 @@ def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType)
             patch = load_json(patch)
         except ValueError as err:
             raise BadRequest(f"error decoding patch: {err}") from None
+    if patch_type is PatchType.JSON and isinstance(patch, list):
+        _check_operations(patch)
     try:
         patched = apply(current, patch)
-    except PatchError as err:
+        if patch_type is PatchType.JSON:  # operations may nest each other's values
+            check_depth(patched)
+    except (PatchError, DocumentError) as err:
         raise _Unprocessable(str(err)) from None
+    except RecursionError:
+        raise _Unprocessable(f"exceeded max depth of {MAX_DEPTH}") from None
     if not isinstance(patched, dict):
         raise BadRequest("the patched object is not a JSON object")
     _keep_address(current, patched, patch_type)
     return patched
+
+
+def _check_operations(operations: list[Any]) -> None:
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise RequestEntityTooLarge(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, "
+            f"got {len(operations)}"
+        )
 
 
 def _keep_address(current: Obj, patched: Obj, patch_type: PatchType) -> None:
