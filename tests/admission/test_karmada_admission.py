@@ -1256,7 +1256,10 @@ def test_binding_status_conditions_schema():
         ("{", True),
         ('{"apiVersion":"v1"}', True),
         ('[{"name":1}]', True),
+        ("[NaN]", True),
+        ("[" * 100_000 + "]" * 100_000, True),  # a RecursionError (a 500) before api/codec
     ],
+    ids=["list", "null", "broken", "object", "wrong-type", "nan", "deep"],
 )
 def test_resource_binding_dependencies_annotation(dependencies, refused):
     obj = binding()

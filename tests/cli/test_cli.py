@@ -132,3 +132,19 @@ def test_validate_reports_admitted_and_refused(tmp_path: Path) -> None:
     assert code == 1
     assert "Cluster 'member1' admitted" in out
     assert 'spec.taints[0].effect: Unsupported value: "NoRun"' in err
+
+
+def test_validate_refuses_a_yaml_alias_bomb_and_deep_nesting(tmp_path: Path) -> None:
+    laughs = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
+        f"{new}: &{new} [{', '.join([f'*{old}'] * 9)}]\n"
+        for old, new in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    (tmp_path / "laughs.yaml").write_text(laughs)
+    (tmp_path / "deep.yaml").write_text("[" * 100_000 + "]" * 100_000)
+    for name, error in (
+        ("laughs", "document contains excessive aliasing"),
+        ("deep", "exceeded max depth of 100"),
+    ):
+        code, _, err = run("validate", str(tmp_path / f"{name}.yaml"))
+        assert code == 2, err
+        assert f"yaml: {error}" in err

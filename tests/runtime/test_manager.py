@@ -441,3 +441,36 @@ def test_the_real_driver_lists_again_when_its_watch_expires() -> None:
         store.create(configmap("b"))  # seen through the new watch
         assert ran[1].wait(timeout=5)
     assert seen == ["default/a", "default/b"]
+
+
+def test_the_real_driver_lists_again_when_the_store_ends_its_watch_for_falling_behind(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The informers' watch stalls while twenty writes come: past the store's buffer of
+    five the store ends it, and the driver lists again instead of going deaf."""
+    store = MemoryStore(watch_buffer=5)
+    stalled, release = threading.Event(), threading.Event()
+    seen: set[str] = set()
+    all_seen = threading.Event()
+
+    def stall(obj: Resource) -> list[str]:
+        stalled.set()
+        release.wait(timeout=5)  # the watch thread stops here, at the first event
+        return [f"default/{obj.metadata.name}"]
+
+    def record(key: str, ctx: Context) -> Result:
+        seen.add(key)
+        if len(seen) == 21:
+            all_seen.set()
+        return DONE
+
+    manager = ControllerManager(store, RealClock())
+    manager.add(Controller("echo", [Watches(CONFIGMAP, stall)], record))
+    with caplog.at_level(logging.INFO), RealDriver(manager):
+        store.create(configmap("first"))
+        assert stalled.wait(timeout=5)
+        for i in range(20):
+            store.create(configmap(f"cm{i}"))
+        release.set()
+        assert all_seen.wait(timeout=5), sorted(seen)
+    assert "watch ended; listing again" in caplog.messages

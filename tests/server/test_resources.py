@@ -229,7 +229,7 @@ def test_delete_preconditions(api: Api) -> None:
     api.post(CLUSTERS, cluster())
     reply = api.delete(f"{CLUSTERS}/member1", {"preconditions": {"uid": "other"}})
     assert reply.status == 409
-    assert "Precondition failed: UID in precondition: other" in reply.json["message"]
+    assert "the UID in the precondition (other) does not match" in reply.json["message"]
     assert api.get(f"{CLUSTERS}/member1").status == 200
 
 

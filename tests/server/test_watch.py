@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.store import MemoryStore
 
 from .conftest import CLUSTERS, DEPLOYMENTS, Api, MakeApi, cluster, deployment
 
 MERGE = "application/merge-patch+json"
+CONFIGMAP = REGISTRY.info("v1", "ConfigMap")
 
 
 class Stream:
@@ -174,3 +178,89 @@ def test_a_bad_selector_is_refused_before_the_stream(api: Api) -> None:
     assert reply.json["message"] == (
         '"spec.syncMode" is not a known field selector: only "metadata.name", "metadata.namespace"'
     )
+
+
+def idle_watch(api: Api, path: str) -> http.client.HTTPResponse:
+    """A watch whose client reads its headers, then nothing, with a receive buffer kept
+    small so that the server's side fills soon."""
+    conn = http.client.HTTPConnection("127.0.0.1", int(api.url.rsplit(":", 1)[1]), timeout=30)
+    conn.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.sock.connect((conn.host, conn.port))
+    conn.request("GET", path)
+    response = conn.getresponse()
+    assert response.status == 200
+    return response
+
+
+def versions(
+    response: http.client.HTTPResponse, count: int | None = None, seen: list[int] | None = None
+) -> list[int]:
+    """The resourceVersions of the next `count` events, or of all until the stream ends;
+    added to `seen` as they come, if given."""
+    seen = [] if seen is None else seen
+    while count is None or len(seen) < count:
+        line = response.readline()
+        if not line:
+            break
+        seen.append(int(json.loads(line)["object"]["metadata"]["resourceVersion"]))
+    return seen
+
+
+def flood(api: Api, updates: int, idle: int) -> tuple[list[http.client.HTTPResponse], int]:
+    """Open `idle` watches that do not read, then update a ConfigMap `updates` times with
+    32 KB of new data, no faster than a watch that reads keeps up; check that it got every
+    update. The idle watches, and the most memory held meanwhile."""
+    configmaps = "/api/v1/namespaces/default/configmaps"
+    api.post(configmaps, {"metadata": {"name": "cm"}})
+    watch = f"{configmaps}?watch=1&resourceVersion={api.store.resource_version}"
+    expected = list(range(api.store.resource_version + 1, api.store.resource_version + 1 + updates))
+    responses = [idle_watch(api, watch) for _ in range(idle)]
+    with watching(api, watch, timeout=60) as stream:
+        read: list[int] = []
+        threading.Thread(target=versions, args=(stream.response, updates, read)).start()
+        tracemalloc.start()
+        try:
+            for i in range(updates):
+                while i - len(read) > 50:  # no faster than it reads
+                    time.sleep(0.001)
+                data = {"data": {"v": f"{i:06d}" + "x" * 32 * 1024}}
+                api.store.patch(CONFIGMAP, "cm", "default", data)
+            assert wait_for(lambda: len(read) == updates, timeout=60)
+            held = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert read == expected
+    return responses, held
+
+
+def test_watches_that_do_not_read_hold_a_bounded_amount_of_memory(make_api: MakeApi) -> None:
+    """Twenty watches never read while 3,000 updates of 32 KB (94 MiB) go by, more than
+    the store's log keeps: unbounded, they held every update."""
+    api = make_api(MemoryStore(watch_buffer=100, event_log_size=100))
+    idle, held = flood(api, 3_000, 20)
+    try:
+        assert held < 48 * 2**20, f"{held / 2**20:.0f} MiB"
+    finally:
+        for response in idle:
+            response.close()
+
+
+def test_a_watch_that_does_not_read_is_ended_and_resumes_with_nothing_missed(
+    make_api: MakeApi,
+) -> None:
+    """Once the store holds 100 events for it (after what its socket and the relay hold),
+    the watch is ended; its client gets what was held, then the end, and resumes from the
+    last resourceVersion it got."""
+    api = make_api(MemoryStore(watch_buffer=100, event_log_size=2_000))
+    start = api.store.resource_version + 1  # the ConfigMap flood creates
+    [idle], _ = flood(api, 1_500, 1)
+    try:
+        expected = list(range(start + 1, start + 1_501))
+        got = versions(idle)  # now read: what was held, then the end
+        assert 100 < len(got) < 1_500 and got == expected[: len(got)]  # ended early
+    finally:
+        idle.close()
+    resume = f"/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={got[-1]}"
+    with watching(api, resume, 60) as resumed:
+        assert got + versions(resumed.response, 1_500 - len(got)) == expected

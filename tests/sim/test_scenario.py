@@ -83,6 +83,21 @@ def test_wrong_kind_and_unreadable_files(tmp_path: Path) -> None:
         load(str(tmp_path / "missing.yaml"))
 
 
+def test_a_yaml_alias_bomb_or_deep_nesting_is_not_valid_yaml(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [
+        f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    ]
+    bomb.write_text("\n".join(lines))
+    with pytest.raises(ScenarioError, match="not valid YAML: yaml: document contains excessive"):
+        load(str(bomb))
+    bomb.write_text("spec: " + "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(ScenarioError, match="not valid YAML: yaml: exceeded max depth of 100"):
+        load(str(bomb))
+
+
 def test_defaults() -> None:
     loaded = parse(scenario(steps=[{"at": 90}]), "x.yaml")
     assert loaded.start_time.isoformat() == "2025-01-01T00:00:00+00:00"

@@ -18,7 +18,7 @@ from fleetwarden.api.errors import (
     StatusError,
 )
 from fleetwarden.api.kinds import FieldLabels
-from fleetwarden.store import CoreStore, EventType, PatchType, WatchEvent
+from fleetwarden.store import CoreStore, EventType, PatchType, Propagation, WatchEvent
 
 from .conftest import (
     CLUSTERS,
@@ -363,6 +363,34 @@ def test_a_patch_may_not_rename_the_object(store: CoreStore) -> None:
         store.patch(DEPLOYMENTS, "missing", "default", {})
 
 
+def test_a_patch_may_not_move_the_object_to_another_kind_or_namespace(store: CoreStore) -> None:
+    store.create(namespace("team"))
+    config = {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1"}}
+    store.create({**config, "metadata": {"name": "web", "namespace": "default"}})
+    store.create({**config, "metadata": {"name": "web", "namespace": "team"}})
+    store.create(deployment())
+    rv = store.resource_version
+    for patch, patch_type in (
+        ({"kind": "ConfigMap", "data": {"a": "2"}}, PatchType.MERGE),
+        ([{"op": "replace", "path": "/apiVersion", "value": "v1"}], PatchType.JSON),
+    ):
+        with pytest.raises(Invalid, match=r"^ \"\" is invalid: patch: Invalid value: ") as err:
+            store.patch(DEPLOYMENTS, "web", "default", patch, patch_type=patch_type)
+        assert err.value.code == 422
+    moved = {"metadata": {"namespace": "team"}, "data": {"a": "2"}}
+    with pytest.raises(BadRequest, match=r"^the namespace of the provided object does not match"):
+        store.patch(CONFIGMAPS, "web", "default", moved)
+    assert store.resource_version == rv  # nothing written anywhere
+    # What a patch removes is the addressed object's again; a strategic merge patch's
+    # kind is ignored, as kube's typed merge ignores it.
+    cleared = {"kind": None, "metadata": {"namespace": None}, "spec": {"replicas": 2}}
+    assert store.patch(DEPLOYMENTS, "web", "default", cleared)["kind"] == "Deployment"
+    retyped = {"kind": "ConfigMap", "spec": {"replicas": 3}}
+    patched = store.patch(DEPLOYMENTS, "web", "default", retyped, patch_type=PatchType.STRATEGIC)
+    assert (patched["kind"], patched["metadata"]["namespace"]) == ("Deployment", "default")
+    assert store.get(CONFIGMAPS, "web", "default")["data"] == {"a": "1"}
+
+
 # --- delete, finalizers ---------------------------------------------------------------
 
 
@@ -476,6 +504,26 @@ def test_dependents_wait_for_their_owners_finalizers(store: CoreStore) -> None:
     assert store.get(DEPLOYMENTS, "child", "default")
     store.patch(DEPLOYMENTS, "owner", "default", {"metadata": {"finalizers": None}})
     assert store.list(DEPLOYMENTS).items == []
+
+
+def test_an_orphaning_delete_leaves_the_dependents_without_their_reference_to_it(
+    store: CoreStore,
+) -> None:
+    owner = store.create(deployment("owner", finalizers=["f"]))
+    other = store.create(deployment("other"))
+    store.create(deployment("child", ownerReferences=[owner_ref(owner)]))
+    store.create(deployment("shared", ownerReferences=[owner_ref(owner), owner_ref(other)]))
+    seen = events_of(store)
+    store.delete(DEPLOYMENTS, "owner", "default", propagation=Propagation.ORPHAN)
+    # In the delete's own write, though the owner waits for its finalizer.
+    assert summary(seen) == [("MODIFIED", "child", 5), ("MODIFIED", "shared", 6),
+                             ("MODIFIED", "owner", 7)]  # fmt: skip
+    assert "ownerReferences" not in store.get(DEPLOYMENTS, "child", "default")["metadata"]
+    shared = store.get(DEPLOYMENTS, "shared", "default")
+    assert shared["metadata"]["ownerReferences"] == [owner_ref(other)]
+    store.patch(DEPLOYMENTS, "owner", "default", {"metadata": {"finalizers": None}})
+    names = [item["metadata"]["name"] for item in store.list(DEPLOYMENTS).items]
+    assert names == ["child", "other", "shared"]
 
 
 def test_garbage_collection_follows_owner_references_changed_by_updates(

@@ -11,7 +11,16 @@ import pytest
 from fleetwarden.api.errors import BadRequest, Expired
 from fleetwarden.store import CoreStore, Watch, WatchEvent
 
-from .conftest import DEPLOYMENTS, LEASES, NAMESPACES, MakeStore, deployment, lease, namespace
+from .conftest import (
+    DEPLOYMENTS,
+    LEASES,
+    NAMESPACES,
+    MakeStore,
+    deployment,
+    lease,
+    namespace,
+    owner_ref,
+)
 
 Summary = list[tuple[str, str, int]]
 
@@ -158,3 +167,32 @@ def test_garbage_collection_events_reach_watchers_in_order(store: CoreStore) -> 
         ("DELETED", "x", 6),
         ("DELETED", "y", 7),
     ]
+
+
+def test_a_watch_whose_reader_falls_behind_its_buffer_is_ended(make_store: MakeStore) -> None:
+    """As the cacher ends a watcher whose buffer is full: the reader gets what was held,
+    then the end, and resumes from the last resourceVersion it saw without a gap."""
+    store = make_store(watch_buffer=3)
+    for name in ("a", "b", "c", "d"):  # what a watch from "0" starts with is not counted
+        store.create(deployment(name))
+    watch = store.watch(DEPLOYMENTS, resource_version="0")
+    for name in ("e", "f", "g"):
+        store.create(deployment(name))  # the third fills the buffer
+    owner = store.create(deployment("h"))  # finds it full: the watch is ended
+    store.create(deployment("i", ownerReferences=[owner_ref(owner)]))
+    held = summary(watch)  # ends by itself
+    assert [name for _, name, _ in held] == ["a", "b", "c", "d", "e", "f", "g"]
+    resumed = store.watch(DEPLOYMENTS, resource_version=str(held[-1][2]))
+    assert drain(resumed) == [("ADDED", "h", 8), ("ADDED", "i", 9)]
+
+
+def test_one_write_is_queued_whole_however_many_events_it_makes(
+    make_store: MakeStore,
+) -> None:
+    store = make_store(watch_buffer=3)
+    owner = store.create(deployment("owner"))
+    for i in range(5):
+        store.create(deployment(f"child{i}", ownerReferences=[owner_ref(owner)]))
+    watch = store.watch(DEPLOYMENTS)
+    store.delete(DEPLOYMENTS, "owner", "default")  # six events in one write
+    assert len(drain(watch)) == 6

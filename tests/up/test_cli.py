@@ -3,14 +3,18 @@ Karmada's name, refused values named, a hub that cannot be reached."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from fleetwarden.cli import app
 from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub
+from fleetwarden.client.client import Client
+from fleetwarden.client.errors import ServerError
 from fleetwarden.client.kubeconfig import write_kubeconfig
 from fleetwarden.runtime.settings import Settings
 
@@ -90,3 +94,35 @@ def test_a_cluster_claim_must_be_a_name_and_a_value() -> None:
         result = runner.invoke(app, [*command, f"--cluster-claim={claim}"], env={"COLUMNS": "300"})
         assert result.exit_code == 2
         assert f"Invalid value for --cluster-claim: {reason}" in result.stderr
+
+
+def test_a_hub_whose_store_file_is_removed_stops_being_ready_and_refuses_writes(
+    tmp_path: Path, admin_client: Callable[[Hub], Client]
+) -> None:
+    hub = Hub(tmp_path, Serving(port=0), Settings())
+    hub.start()
+    try:
+        client = admin_client(hub)
+        assert client.get_raw("/readyz").text == "ok"
+        for file in tmp_path.glob("fleetwarden.db*"):
+            file.unlink()
+        with pytest.raises(ServerError) as not_ready:
+            client.get_raw("/readyz")
+        assert not_ready.value.code == 500
+        with pytest.raises(ServerError) as refused:
+            client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "cm", "namespace": "default"}})  # fmt: skip
+        assert refused.value.code == 503
+        assert "was removed or replaced while the hub ran" in refused.value.message
+    finally:
+        hub.stop()
+
+
+def test_a_store_that_is_no_database_is_one_line_and_no_traceback(tmp_path: Path) -> None:
+    (tmp_path / "fleetwarden.db").write_bytes(b"not a database " * 100)
+    result = runner.invoke(app, ["up", f"--data-dir={tmp_path}", "--port=0"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {tmp_path / 'fleetwarden.db'}: file is not a database (is it a fleetwarden "
+        "store?)\n"
+    )

@@ -189,6 +189,36 @@ class DecodeError(BadRequest):
         super().__init__(f'{kind} in version "{version}" cannot be handled as a {kind}: {detail}')
 
 
+class RequestEntityTooLarge(StatusError):
+    """413: `Request entity too large: limit is 3145728`."""
+
+    code = 413
+    reason = "RequestEntityTooLarge"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(f"Request entity too large: {detail}")
+
+
+def type_mismatch(key: str, given: Any, expected: str) -> str:
+    """A body's apiVersion or kind that is not the URL's."""
+    what = "API version" if key == "apiVersion" else key
+    return f"the {what} in the data ({given}) does not match the expected {what} ({expected})"
+
+
+def namespace_mismatch() -> BadRequest:
+    """rest.EnsureObjectNamespaceMatchesRequestNamespace's refusal."""
+    return BadRequest(
+        "the namespace of the provided object does not match the namespace sent on the request"
+    )
+
+
+def name_mismatch(given: Any, expected: str) -> BadRequest:
+    """checkName's refusal of a body named otherwise than the URL."""
+    return BadRequest(
+        f"the name of the object ({given or ''}) does not match the name on the URL ({expected})"
+    )
+
+
 def _qualified(resource: str, group: str) -> str:
     """schema.GroupResource.String(): `clusters.cluster.karmada.io`."""
     return f"{resource}.{group}" if group else resource

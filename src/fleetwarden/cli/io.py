@@ -11,18 +11,20 @@ from typing import Any
 import typer
 import yaml
 
+from fleetwarden.api.codec import load_yaml_documents
+
 
 def load_documents(path: str) -> Iterator[dict[str, Any]]:
     """Every non-empty YAML document of a file (`-` for standard input)."""
     text = sys.stdin.read() if path == "-" else Path(path).read_text()
     try:
-        for doc in yaml.safe_load_all(text):
+        for doc in load_yaml_documents(text):
             if doc is None:
                 continue
             if not isinstance(doc, dict):
                 raise typer.BadParameter(f"{path}: a document is not an object")
             yield doc
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: codec's bounds, bad timestamps
         raise typer.BadParameter(f"{path}: {exc}") from None
 
 

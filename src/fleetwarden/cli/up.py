@@ -54,7 +54,7 @@ from fleetwarden.semantics.durations import format_duration
 from fleetwarden.server import Server, create_app
 from fleetwarden.server.namespaces import ensure_namespace
 from fleetwarden.store import SqliteStore
-from fleetwarden.store.sqlite import StoreInUse
+from fleetwarden.store.sqlite import StoreError
 
 logger = logging.getLogger(__name__)
 
@@ -183,11 +183,15 @@ class Hub:
         self.driver = RealDriver(manager)
         self._ready = threading.Event()
         app = create_app(
-            self.store, default_chain(registry), clock, ready=self._ready.is_set,
+            self.store, default_chain(registry), clock, ready=self.ready,
             metrics=self.metrics.expose, admission=settings.admission_config(),
             security=self.security,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
+
+    def ready(self) -> bool:
+        """/readyz: started, and its store still the file it opened."""
+        return self._ready.is_set() and self.store.healthy
 
     @property
     def url(self) -> str:
@@ -460,7 +464,7 @@ def up(
     try:
         hub = Hub(data_dir, serving, settings)
         hub.start()
-    except (StoreInUse, OSError, ServingError, TokenFileError) as exc:
+    except (StoreError, OSError, ServingError, TokenFileError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     configure_process()

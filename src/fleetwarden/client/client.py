@@ -254,10 +254,19 @@ class Client:
         patched: Obj = self._send("PATCH", path, content=json.dumps(patch), headers=headers)
         return patched
 
-    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+    def delete(
+        self, info: KindInfo, name: str, namespace: str = "", *, propagation_policy: str = ""
+    ) -> Obj:
         """The object as it was deleted (or, with finalizers left, as it now terminates),
-        or the server's success Status."""
-        deleted: Obj = self._send("DELETE", self.path(info, namespace, name))
+        or the server's success Status. `propagation_policy`: DeleteOptions' (Background,
+        Orphan, Foreground), else the server's default."""
+        path = self.path(info, namespace, name)
+        if not propagation_policy:
+            deleted: Obj = self._send("DELETE", path)
+            return deleted
+        options = {"kind": "DeleteOptions", "apiVersion": "v1"}
+        options["propagationPolicy"] = propagation_policy
+        deleted = self._send("DELETE", path, json=options)
         return deleted
 
     def watch(

@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from fleetwarden.api.codec import load_yaml
 from fleetwarden.client.errors import ClientError
 
 DEFAULT_NAMESPACE = "default"
@@ -129,8 +130,8 @@ class _Merged:
 
     def add(self, file: Path) -> None:
         try:
-            data = yaml.safe_load(file.read_text()) or {}
-        except (OSError, yaml.YAMLError) as exc:
+            data = load_yaml(file.read_text()) or {}
+        except (OSError, yaml.YAMLError, ValueError) as exc:
             raise KubeConfigError(f"error loading config file {str(file)!r}: {exc}") from None
         if not isinstance(data, dict):
             raise KubeConfigError(f"error loading config file {str(file)!r}: not a mapping")

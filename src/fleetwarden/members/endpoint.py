@@ -19,6 +19,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fleetwarden.api.codec import load_json
 from fleetwarden.api.karmada.cluster import APIEnablement
 from fleetwarden.api.karmada.work import Work
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
@@ -97,7 +98,7 @@ def _handler(member: Member) -> type[BaseHTTPRequestHandler]:
                 self._send(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
                 return
             length = int(self.headers.get("Content-Length") or 0)
-            work = Work.model_validate(json.loads(self.rfile.read(length)))
+            work = Work.model_validate(load_json(self.rfile.read(length)))
             gone = member.delete_workload(work)
             status = HTTPStatus.OK if gone else HTTPStatus.SERVICE_UNAVAILABLE
             self._send(status, b"", "text/plain")

@@ -30,6 +30,7 @@ from fleetwarden.store.interface import (
     ListResult,
     Obj,
     PatchType,
+    Propagation,
     WatchEvent,
     collection_of,
 )
@@ -121,8 +122,15 @@ class RemoteStore:
             info, name, namespace, patch, patch_type=kind, subresource=subresource
         )
 
-    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        return self.client.delete(info, name, namespace)
+    def delete(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: Propagation = Propagation.BACKGROUND,
+    ) -> Obj:
+        return self.client.delete(info, name, namespace, propagation_policy=propagation.value)
 
     def watch(
         self,

@@ -380,13 +380,14 @@ class RealDriver(_Driver):
             try:
                 for event in watch:
                     self.manager.cache.handle(event)
-                return  # closed by stop()
+                ended = "ended"  # by stop(), or by the store: this loop fell behind
             except Expired:
-                logger.info("watch expired; listing again")
-                with self._watch_lock:
-                    if self._stopping.is_set():
-                        return
-                    self._watch = self._list_and_watch()
+                ended = "expired"
+            with self._watch_lock:
+                if self._stopping.is_set():
+                    return
+                logger.info("watch %s; listing again", ended)
+                self._watch = self._list_and_watch()
 
     @staticmethod
     def _worker(runner: _Runner) -> None:

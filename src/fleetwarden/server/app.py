@@ -23,13 +23,14 @@ import uvicorn
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.authentication import UserInfo
-from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.errors import BadRequest, RequestEntityTooLarge, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.auditing import RequestAudit
+from fleetwarden.server.delete_options import delete_options
 from fleetwarden.server.http import (
     AGGREGATED_DISCOVERY,
     PLAIN_JSON,
@@ -38,8 +39,8 @@ from fleetwarden.server.http import (
     MediaType,
     Request,
     Response,
-    decode_json,
     encode,
+    read_body,
     respond,
     status_response,
     text,
@@ -130,7 +131,14 @@ class App:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            request = Request.from_scope(scope, await _body(receive))
+            try:
+                body = await read_body(scope, receive)
+            except RequestEntityTooLarge as exc:
+                response = status_response(exc)
+                response.headers.append(("connection", "close"))  # the rest goes unread
+                await _send(send, response)
+                return
+            request = Request.from_scope(scope, body)
             audit = RequestAudit(scope, request, self.security.audit)
             send = audit.recording(send)
             try:
@@ -267,14 +275,13 @@ class App:
             )  # fmt: skip
             return _written(200, written, media)
         if method == "DELETE" and target.subresource is None:
-            options = _delete_options(request)
-            dry_run = _dry_run(request, options)
+            options = delete_options(request)
             if name is None:
                 deleted = resources.delete_collection(
-                    info, namespace, _list_options(request), options, dry_run
+                    info, namespace, _list_options(request), options
                 )
             else:
-                deleted = resources.delete(info, namespace, name, options, dry_run)
+                deleted = resources.delete(info, namespace, name, options)
             return respond(200, deleted, media)
         raise MethodNotAllowed()
 
@@ -386,27 +393,17 @@ def _watch_options(request: Request, target: ResourcePath) -> WatchOptions:
 
 def _write(request: Request) -> WriteOptions:
     return WriteOptions(
-        dry_run=_dry_run(request, {}),
+        dry_run=_dry_run(request),
         field_validation=FieldValidation.parse(request.param("fieldValidation")),
     )
 
 
-def _dry_run(request: Request, options: Mapping[str, Any]) -> bool:
-    values = [*request.params("dryRun"), *(options.get("dryRun") or [])]
+def _dry_run(request: Request) -> bool:
+    values = request.params("dryRun")
     for value in values:
         if value != "All":
             raise BadRequest(f'dryRun: Unsupported value: "{value}": supported values: "All"')
     return bool(values)
-
-
-def _delete_options(request: Request) -> dict[str, Any]:
-    """The DeleteOptions body of a DELETE, if any."""
-    if not request.body.strip():
-        return {}
-    options = decode_json(request.body)
-    if not isinstance(options, dict):
-        raise BadRequest("the body of a delete request must be a DeleteOptions object")
-    return options
 
 
 def _written(status: int, written: Written, media: MediaType) -> Response:
@@ -419,15 +416,6 @@ def _warning(message: str) -> str:
     """An RFC 7234 warning header value, as the API server sends field warnings."""
     escaped = message.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
-
-
-async def _body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            return b"".join(chunks)
 
 
 async def _send(send: Send, response: Response) -> None:

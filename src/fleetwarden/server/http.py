@@ -1,25 +1,28 @@
 """Requests, responses and content negotiation, as the Kubernetes API server does them.
 
-A request is read whole (bodies are small objects); a response is one JSON document, or
-a stream of watch events (see watch.py). Media types are matched with their parameters,
+A request's body is read whole, up to kube-apiserver's limit; a response is one JSON
+document, or a stream of watch events (see watch.py). Media types are matched with their parameters,
 so `application/json;as=Table;v=v1;g=meta.k8s.io` is a different offer from plain JSON.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import yaml
 
-from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.codec import DocumentError, load_json, load_yaml
+from fleetwarden.api.errors import BadRequest, RequestEntityTooLarge, StatusError
 from fleetwarden.server import protobuf
 
 JSON = "application/json"
 YAML = "application/yaml"
+# kube-apiserver's --max-request-body-bytes default: twice etcd's recommended request size.
+MAX_REQUEST_BODY = 3 * 1024 * 1024
 # Parameters a client may add to a media range that do not change what is sent.
 _IGNORED_PARAMS = {"q", "charset", "pretty", "stream"}
 
@@ -80,6 +83,28 @@ class NotAcceptable(StatusError):
 class UnsupportedMediaType(StatusError):
     code = 415
     reason = "UnsupportedMediaType"
+
+
+async def read_body(
+    scope: Mapping[str, Any],
+    receive: Callable[[], Awaitable[Mapping[str, Any]]],
+    limit: int = MAX_REQUEST_BODY,
+) -> bytes:
+    """The request's body; 413 once it has more than `limit` bytes, or announces them,
+    without reading further (what is read is never more than the limit and a chunk)."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length" and value.isdigit() and int(value) > limit:
+            raise RequestEntityTooLarge(f"limit is {limit}")
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise RequestEntityTooLarge(f"limit is {limit}")
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
 
 
 def negotiate(accept: str | None, offers: Sequence[MediaType]) -> MediaType:
@@ -170,15 +195,17 @@ class Request:
 
 def decode_json(body: bytes) -> Any:
     try:
-        return json.loads(body)
+        return load_json(body)
     except ValueError as err:
         raise BadRequest(f"couldn't get version/kind; json parse error: {err}") from None
 
 
 def decode_yaml(body: bytes) -> Any:
     try:
-        return yaml.safe_load(body)
-    except yaml.YAMLError as err:
+        return load_yaml(body)
+    except DocumentError as err:  # worded as go-yaml words it: "yaml: ..."
+        raise BadRequest(f"couldn't get version/kind; {err}") from None
+    except (yaml.YAMLError, ValueError) as err:  # ValueError: a !!timestamp out of range, say
         raise BadRequest(f"couldn't get version/kind; yaml parse error: {err}") from None
 
 

@@ -27,11 +27,15 @@ from fleetwarden.api.errors import (
     Invalid,
     NotFound,
     Path,
+    name_mismatch,
+    namespace_mismatch,
+    type_mismatch,
 )
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
+from fleetwarden.server.delete_options import DeleteOptions
 from fleetwarden.server.validation import FieldValidation, check_fields
 from fleetwarden.store.core import apply_patch
 from fleetwarden.store.interface import Obj, PatchType, Store
@@ -151,13 +155,7 @@ class Resources:
         last: list[Obj] = []
 
         def patched(current: Obj) -> Obj:
-            new = apply_patch(info, current, patch, patch_type)
-            meta = new.get("metadata")
-            if not isinstance(meta, dict) or meta.get("name") != name:
-                found = meta.get("name") if isinstance(meta, dict) else None
-                raise BadRequest(
-                    f"the name of the object ({found}) does not match the name on the URL ({name})"
-                )
+            new = apply_patch(info, current, patch, patch_type)  # the same object, or refused
             last[:] = [new]
             return new
 
@@ -169,17 +167,17 @@ class Resources:
             raise Invalid("", "", "", [Path("patch").invalid(text, exc.detail)]) from None
 
     def delete(
-        self, info: KindInfo, namespace: str | None, name: str, body: Any, dry_run: bool
+        self, info: KindInfo, namespace: str | None, name: str, options: DeleteOptions
     ) -> Obj:
         current = self.get(info, namespace, name)
-        _check_preconditions(info, current, body)
+        _check_preconditions(info, current, options)
         if info == namespaces.NAMESPACE:
             namespaces.check_deletable(name)
-        if dry_run:
+        if options.dry_run:
             return current
         if info == apiextensions.KIND:
             _hold_for_cleanup(self.store, current)
-        deleted = self.store.delete(info, name, namespace or "")
+        deleted = self.store.delete(info, name, namespace or "", propagation=options.propagation)
         meta = deleted["metadata"]
         if ("deletionTimestamp" in meta and meta.get("finalizers")) or not _builtin(info):
             return deleted  # still terminating; a custom resource's registry returns it anyway
@@ -201,8 +199,7 @@ class Resources:
         info: KindInfo,
         namespace: str | None,
         options: ListOptions,
-        body: Any,
-        dry_run: bool,
+        delete_options: DeleteOptions,
     ) -> Obj:
         selectors = ListOptions(options.label_selector, options.field_selector)  # every page
         listed = self.list(info, namespace, selectors)
@@ -211,7 +208,7 @@ class Resources:
             meta = obj["metadata"]
             try:
                 deleted.append(
-                    self.delete(info, meta.get("namespace"), meta["name"], body, dry_run)
+                    self.delete(info, meta.get("namespace"), meta["name"], delete_options)
                 )
             except NotFound:
                 continue  # gone meanwhile
@@ -269,30 +266,25 @@ def addressed(info: KindInfo, namespace: str | None, name: str | None, body: Any
     if not isinstance(body, dict):
         raise BadRequest(f"the body of the request must be a {info.kind} object")
     obj = dict(body)
-    for key, expected, what in (
-        ("apiVersion", info.api_version, "API version"),
-        ("kind", info.kind, "kind"),
-    ):
-        given = obj.setdefault(key, expected)
-        if given != expected:
-            raise BadRequest(
-                f"the {what} in the data ({given}) does not match the expected {what} ({expected})"
-            )
+    for key, expected in (("apiVersion", info.api_version), ("kind", info.kind)):
+        given = obj.get(key)
+        if not given:
+            obj[key] = expected  # as the URL defaults it
+        elif given != expected:
+            raise BadRequest(type_mismatch(key, given, expected))
     meta = obj.get("metadata")
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
         raise BadRequest("metadata must be an object")
     meta = obj["metadata"] = dict(meta)
-    if info.namespaced and namespace and meta.setdefault("namespace", namespace) != namespace:
-        raise BadRequest(
-            "the namespace of the provided object does not match the namespace sent on the request"
-        )
+    if info.namespaced and namespace:
+        if not meta.get("namespace"):
+            meta["namespace"] = namespace
+        elif meta["namespace"] != namespace:
+            raise namespace_mismatch()
     if name is not None and meta.get("name") != name:
-        raise BadRequest(
-            f"the name of the object ({meta.get('name')}) does not match the name on the URL "
-            f"({name})"
-        )
+        raise name_mismatch(meta.get("name"), name)
     return obj
 
 
@@ -310,21 +302,20 @@ def _with_status_of(current: Obj, new: Obj) -> Obj:
     return merged
 
 
-def _check_preconditions(info: KindInfo, current: Obj, body: Any) -> None:
-    """DeleteOptions.preconditions: the uid and resourceVersion the object must still have."""
-    preconditions = body.get("preconditions") if isinstance(body, dict) else None
-    if not isinstance(preconditions, dict):
-        return
+def _check_preconditions(info: KindInfo, current: Obj, options: DeleteOptions) -> None:
+    """DeleteOptions.preconditions, as rest.BeforeDelete checks them (naming the kind)."""
     meta = current["metadata"]
-    for key, field_name in (("uid", "UID"), ("resourceVersion", "ResourceVersion")):
-        wanted = preconditions.get(key)
-        if wanted and wanted != meta.get(key):
+    for wanted, key, field_name, why in (
+        (options.uid, "uid", "UID", "deleted and then recreated"),
+        (options.resource_version, "resourceVersion", "ResourceVersion", "modified"),
+    ):
+        if wanted is not None and wanted != meta.get(key):
             raise Conflict(
-                info.plural,
+                info.kind,
                 info.group,
                 meta["name"],
-                f"Precondition failed: {field_name} in precondition: {wanted}, "
-                f"{field_name} in object meta: {meta.get(key)}",
+                f"the {field_name} in the precondition ({wanted}) does not match the "
+                f"{field_name} in record ({meta.get(key)}). The object might have been {why}",
             )
 
 

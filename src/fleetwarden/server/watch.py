@@ -5,6 +5,12 @@ server stops.
 A store watch blocks its reader, so a small thread per watch hands its events to the
 event loop. The store applies the selectors, as the API server's cacher does: an object
 that stops matching is sent as DELETED, one that starts matching as ADDED.
+
+Nothing here grows with a client that does not read: the thread hands over no more than
+RELAY_BUFFER events ahead of what was sent, and each send is of at most about CHUNK
+bytes; so the store's watch fills instead, and the store ends it once its buffer is full
+(see store/core.py). The client gets what was held, then the end of the stream, and
+watches again from the last resourceVersion it saw, as client-go's reflector does.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ Render = Callable[[Obj], Any]
 
 # kube-apiserver's --min-request-timeout: a watch without timeoutSeconds ends after this.
 DEFAULT_TIMEOUT = 1800.0
+# Events handed to the event loop but not yet sent, at most.
+RELAY_BUFFER = 256
+# Events are sent together while they are fewer bytes than this.
+CHUNK = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -85,18 +95,22 @@ class WatchSession:
             return
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[WatchEvent | None] = asyncio.Queue()
-        _start_pump(self.watch, loop, queue)
+        room = threading.Semaphore(RELAY_BUFFER)  # taken per event handed over, given back sent
+        pump = _start_pump(self.watch, loop, queue, room)
         listener = asyncio.ensure_future(_until_disconnect(receive, queue))
         try:
-            await self._relay(send, queue, encode, render, interval)
+            await self._relay(send, queue, room, encode, render, interval)
         finally:
             self.watch.close()
+            pump.set()
+            room.release()  # a pump waiting for room wakes, and stops
             listener.cancel()
 
     async def _relay(
         self,
         send: Send,
         queue: asyncio.Queue[WatchEvent | None],
+        room: threading.Semaphore,
         encode: Encode,
         render: Render,
         interval: float,
@@ -114,14 +128,30 @@ class WatchSession:
                     await _chunk(send, encode(self._bookmark()))
                     bookmark_at = loop.time() + interval
                 continue
-            batch = [first]
-            while not queue.empty() and batch[-1] is not None:
-                batch.append(queue.get_nowait())
-            await _chunk(
-                send, b"".join(self._line(e, encode, render) for e in batch if e is not None)
-            )
-            if batch[-1] is None:
+            body, ended = self._batch(first, queue, room, encode, render)
+            await _chunk(send, body)
+            if ended:
                 return
+
+    def _batch(
+        self,
+        first: WatchEvent | None,
+        queue: asyncio.Queue[WatchEvent | None],
+        room: threading.Semaphore,
+        encode: Encode,
+        render: Render,
+    ) -> tuple[bytes, bool]:
+        """The lines of `first` and of the events queued after it, up to about CHUNK
+        bytes (each taken gives its room back); and whether the stream ends with them."""
+        event, lines, size = first, [], 0
+        while event is not None:
+            room.release()
+            lines.append(line := self._line(event, encode, render))
+            size += len(line)
+            if size >= CHUNK or queue.empty():
+                break
+            event = queue.get_nowait()
+        return b"".join(lines), event is None
 
     def _line(self, event: WatchEvent, encode: Encode, render: Render) -> bytes:
         self.last_rv = max(self.last_rv, event.resource_version)
@@ -137,15 +167,26 @@ class WatchSession:
 
 
 def _start_pump(
-    watch: Watch, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[WatchEvent | None]
-) -> None:
+    watch: Watch,
+    loop: asyncio.AbstractEventLoop,
+    queue: asyncio.Queue[WatchEvent | None],
+    room: threading.Semaphore,
+) -> threading.Event:
+    """Hand the watch's events to the loop, each once there is room; set the event
+    returned (and give room) to stop it."""
+    stopped = threading.Event()
+
     def pump() -> None:
         with contextlib.suppress(RuntimeError):  # the event loop is gone: nobody is left
             for event in watch:
+                room.acquire()
+                if stopped.is_set():
+                    return
                 loop.call_soon_threadsafe(queue.put_nowait, event)
             loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=pump, name="fleetwarden-watch", daemon=True).start()
+    return stopped
 
 
 async def _until_disconnect(receive: Receive, queue: asyncio.Queue[WatchEvent | None]) -> None:

@@ -17,6 +17,7 @@ import yaml
 from jmespath.exceptions import JMESPathError
 
 from fleetwarden.api.authentication import UserInfo
+from fleetwarden.api.codec import load_yaml
 from fleetwarden.api.meta import parse_time
 from fleetwarden.members.simulated import DEFAULT_ALLOCATABLE, MemberState
 from fleetwarden.runtime.settings import Settings, SettingsError
@@ -104,10 +105,10 @@ class Scenario:
 def load(path: str) -> Scenario:
     try:
         with open(path, encoding="utf-8") as fh:
-            doc = yaml.safe_load(fh)
+            doc = load_yaml(fh.read())
     except OSError as exc:
         raise ScenarioError(path, "", exc.strerror or str(exc)) from None
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: codec's bounds, bad timestamps
         raise ScenarioError(path, "", f"not valid YAML: {exc}") from None
     return parse(doc, path)
 

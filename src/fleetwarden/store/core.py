@@ -17,10 +17,15 @@ Deviations from Kubernetes, on purpose:
 - A continued list is served from the current state (keys after the last one returned),
   not from a snapshot at the first page's resourceVersion; the token still expires once
   that resourceVersion is compacted.
-- Garbage collection runs inside the write that removes an owner (background propagation
-  only; no foreground or orphan finalizers), and ownerReferences are matched by uid.
+- Garbage collection runs inside the write that removes an owner, and ownerReferences are
+  matched by uid. An orphaning delete drops the dependents' references in its own write
+  (no `orphan` finalizer for a collector to process); foreground deletion is not offered.
 - A watch from resource_version None sends no initial state (the protocol's choice); "0"
   sends synthetic ADDED events for what exists, as Kubernetes does.
+
+A watch whose reader falls more than `watch_buffer` events behind is ended, as the API
+server's cacher ends a watcher whose buffer is full: its reader gets what was queued,
+then the end, and watches again from the last resourceVersion it saw (or lists again).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from datetime import UTC, datetime
 from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, TypedDict, TypeVar
 
+from fleetwarden.api.codec import MAX_DEPTH, DocumentError, check_depth, load_json
 from fleetwarden.api.errors import (
     AlreadyExists,
     BadRequest,
@@ -48,7 +54,11 @@ from fleetwarden.api.errors import (
     Invalid,
     NotFound,
     Path,
+    RequestEntityTooLarge,
     StatusError,
+    name_mismatch,
+    namespace_mismatch,
+    type_mismatch,
 )
 from fleetwarden.api.kinds import FieldGetter, FieldLabels, KindInfo
 from fleetwarden.api.meta import format_time
@@ -67,6 +77,7 @@ from fleetwarden.store.interface import (
     Now,
     Obj,
     PatchType,
+    Propagation,
     Store,
     Watch,
     WatchEvent,
@@ -76,6 +87,14 @@ from fleetwarden.store.merge_keys import merge_keys_for
 from fleetwarden.store.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 
 DEFAULT_EVENT_LOG_SIZE = 10_000
+# The most object bytes (marshalled) the event log keeps, whatever its count: a window of
+# large objects is shorter, as etcd's compaction keeps a window of history, not all of it.
+DEFAULT_EVENT_LOG_BYTES = 64 * 1024 * 1024
+# kube-apiserver's bound on the operations of one JSON patch.
+MAX_JSON_PATCH_OPERATIONS = 10_000
+# Events a watch may hold for its reader (the initial ones aside) before it is ended.
+# Below the log's size, so that what a watch holds is mostly what the log holds anyway.
+DEFAULT_WATCH_BUFFER = 4_096
 # utilrand's alphabet: no vowels (no words), no 0/1/3 (no look-alikes).
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _GENERATED_SUFFIX = 5
@@ -199,6 +218,8 @@ class StoreOptions(TypedDict, total=False):
     kinds: KindsFunc
     fields: FieldsFunc
     event_log_size: int
+    event_log_bytes: int
+    watch_buffer: int
 
 
 class StoredEvent(NamedTuple):
@@ -274,8 +295,11 @@ class Backend(Protocol):
     # object it has in hand; a backend that keeps nothing spares every write that work.
     keeps_text: bool
 
-    def load(self, max_events: int) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
-        """(collection, object text) of every object, and the newest events, oldest first."""
+    def load(
+        self, max_events: int, max_bytes: int
+    ) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
+        """(collection, object text) of every object, and the newest events (at most
+        max_events of them, and no more object text than max_bytes), oldest first."""
         ...
 
     def commit(self, events: Sequence[StoredEvent], compacted: int) -> None:
@@ -380,9 +404,11 @@ class CoreStore:
         kinds: KindsFunc = REGISTRY.info,
         fields: FieldsFunc = field_labels,
         event_log_size: int = DEFAULT_EVENT_LOG_SIZE,
+        event_log_bytes: int = DEFAULT_EVENT_LOG_BYTES,
+        watch_buffer: int = DEFAULT_WATCH_BUFFER,
     ) -> None:
-        if event_log_size < 1:
-            raise ValueError("event_log_size must be at least 1")
+        if min(event_log_size, event_log_bytes, watch_buffer) < 1:
+            raise ValueError("event_log_size, event_log_bytes and watch_buffer must be positive")
         self._backend = backend
         self._now = now or (lambda: datetime.now(UTC))
         self._new_uid = new_uid or (lambda: str(uuid.uuid4()))
@@ -390,12 +416,15 @@ class CoreStore:
         self._rng = rng or random.Random(0 if new_uid else None)
         self._kinds = kinds
         self._fields = fields
-        self._log_size = event_log_size
+        self._log_size, self._log_bytes = event_log_size, event_log_bytes
+        self._watch_buffer = watch_buffer
         self._lock = threading.Lock()
         self._objects: dict[str, dict[str, _Entry]] = {}
         self._uids: dict[str, Key] = {}
         self._dependents: dict[str, set[Key]] = {}
-        self._log: deque[StoredEvent] = deque(maxlen=event_log_size)
+        # The newest events, within event_log_size and event_log_bytes (held: their bytes).
+        self._log: deque[StoredEvent] = deque()
+        self._held = 0
         self._rv = 0
         self._watches: list[_Watch] = []
         self._subscribers: list[Callable[[WatchEvent], None]] = []
@@ -508,20 +537,27 @@ class CoreStore:
             # No patch changes `current` (a merge patch shares what it leaves alone),
             # so it is the stored object _update compares with.
             patched = apply_patch(info, current, patch, patch_type)
-            meta = _metadata(patched)
-            if meta.get("name") != name or (meta.get("namespace") or "") != namespace:
-                raise BadRequest(
-                    f"the name of the object ({meta.get('name')}) does not match the name on "
-                    f"the URL ({name})"
-                )
             updated = self._update(info, key, entry, patched, subresource, current)
         self._dispatch()
         return updated
 
-    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+    def delete(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: Propagation = Propagation.BACKGROUND,
+    ) -> Obj:
         with self._lock:
             key, entry = self._require(info, name, _ns(info, namespace))
-            deleted = self._write(lambda txn: self._delete(txn, key, _thaw(entry.blob)))
+
+            def delete(txn: _Txn) -> Obj:
+                if propagation is Propagation.ORPHAN:
+                    self._orphan(txn, entry.uid)
+                return self._delete(txn, key, _thaw(entry.blob))
+
+            deleted = self._write(delete)
         self._dispatch()
         return deleted
 
@@ -551,10 +587,10 @@ class CoreStore:
                     watch.offer_added(coll, entry)
             else:
                 rv = _parse_rv(resource_version) if resource_version else self._rv
-                for event in self._events_since(rv):
-                    watch.offer(event)
+                watch.offer(self._events_since(rv))
                 if selection is not None and collection is not None:
                     start = self._state_at(collection, namespace, rv)
+            watch.bound(self._watch_buffer)  # what it starts with aside
             self._watches.append(watch)
         watch.hold(start)
         return watch
@@ -640,10 +676,28 @@ class CoreStore:
         obj = _thaw(entry.blob)
         refs = obj["metadata"].get("ownerReferences") or []
         alive = [ref for ref in refs if self._exists(txn, ref.get("uid", ""))]
+        if len(alive) == len(refs):
+            return  # no longer a dependent: orphaned earlier in this write
         if not alive:
             self._delete(txn, key, obj)
         elif len(alive) < len(refs):
             obj["metadata"]["ownerReferences"] = alive
+            txn.put(key, obj, EventType.MODIFIED)
+
+    def _orphan(self, txn: _Txn, owner_uid: str) -> None:
+        """The garbage collector's orphaning: the owner's dependents drop their
+        ownerReferences to it, and stay."""
+        for key in sorted(self._dependents.get(owner_uid, ())):
+            entry = txn.entry(key)
+            if entry is None:
+                continue
+            obj = _thaw(entry.blob)
+            meta = obj["metadata"]
+            refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != owner_uid]
+            if refs:
+                meta["ownerReferences"] = refs
+            else:
+                meta.pop("ownerReferences", None)
             txn.put(key, obj, EventType.MODIFIED)
 
     def _exists(self, txn: _Txn, uid: str) -> bool:
@@ -656,17 +710,20 @@ class CoreStore:
         result = change(txn)
         if not txn.events:
             return result
-        compacted = max(self._compacted, txn.rv - self._log_size)
+        dropped = self._overflow(txn.events)
+        compacted = self._log[dropped - 1].rv if dropped else self._compacted
         self._backend.commit(txn.events, compacted)
         for key, entry in txn.staged.items():
             self._apply(key, entry)
         self._rv = txn.rv
+        for _ in range(dropped):
+            self._held -= len(self._log.popleft().blob)
         self._log.extend(txn.events)
+        self._held += sum(len(event.blob) for event in txn.events)
         if self._watches:
+            for watch in self._watches:
+                watch.offer(txn.events)
             self._watches = [w for w in self._watches if not w.closed]
-            for event in txn.events:
-                for watch in self._watches:
-                    watch.offer(event)
         if self._subscribers:
             self._pending.extend(txn.events)
         return result
@@ -726,8 +783,19 @@ class CoreStore:
         """The newest resourceVersion whose event is gone: watches may resume from it on."""
         return self._log[0].rv - 1 if self._log else self._rv
 
+    def _overflow(self, events: Sequence[StoredEvent]) -> int:
+        """How many of the oldest logged events go so that these fit the log's bounds."""
+        count = len(self._log) + len(events)
+        held = self._held + sum(len(event.blob) for event in events)
+        dropped = 0
+        while dropped < len(self._log) and (count > self._log_size or held > self._log_bytes):
+            held -= len(self._log[dropped].blob)
+            count -= 1
+            dropped += 1
+        return dropped
+
     def _load(self) -> None:
-        objects, events = self._backend.load(self._log_size)
+        objects, events = self._backend.load(self._log_size, self._log_bytes)
         for collection, text in objects:
             obj = _decode(text)
             rv = int(obj["metadata"]["resourceVersion"])
@@ -735,6 +803,7 @@ class CoreStore:
             self._apply((collection, _path(entry.namespace, entry.name)), entry)
             self._rv = max(self._rv, rv)
         self._log.extend(events)
+        self._held = sum(len(event.blob) for event in events)
         if events:
             self._rv = max(self._rv, events[-1].rv)
 
@@ -880,7 +949,9 @@ class _Selection:
 
 class _Watch:
     """A watch's own queue, filled at commit; iteration blocks until an event or close().
-    close() lets the consumer drain what was already queued, then iteration ends.
+    close() lets the consumer drain what was already queued, then iteration ends. So does
+    a write that finds the queue holding its bound already: the watch is closed, as the
+    cacher closes a watcher that does not keep up, rather than holding ever more.
 
     With selectors, the consumer's thread turns events into what a client holding the
     matching objects must hear, as the API server's watch cache does: an object that starts
@@ -897,6 +968,7 @@ class _Watch:
         self._held: dict[tuple[str, str], bytes | None] = {}
         # Events to hand out, or None once closed
         self._queue: SimpleQueue[_StoredWatchEvent | None] = SimpleQueue()
+        self._limit = math.inf  # how many may be queued when a write comes
         self.closed = False
 
     def hold(self, state: _State) -> None:
@@ -914,11 +986,27 @@ class _Watch:
             elif selection.matches_entry(known):
                 self._held[key] = known.blob
 
-    def offer(self, event: StoredEvent) -> None:
-        if (self._collection is None or event.collection == self._collection) and (
-            self._namespace is None or event.namespace == self._namespace
-        ):
-            self._queue.put(_StoredWatchEvent(event.type, event.collection, event.rv, event.blob))
+    def bound(self, buffer: int) -> None:
+        """From now on, hold no more than `buffer` events beyond those queued now."""
+        self._limit = self._queue.qsize() + buffer
+
+    def offer(self, events: Sequence[StoredEvent]) -> None:
+        """One write's events (or those to replay); the watch is closed instead if its
+        reader is behind by the bound already. A write is queued whole: a big one (a
+        garbage collection) does not end a watch whose reader keeps up."""
+        if self.closed:
+            return
+        if self._queue.qsize() >= self._limit:
+            self.close()
+            return
+        collection, namespace = self._collection, self._namespace
+        for event in events:
+            if (collection is None or event.collection == collection) and (
+                namespace is None or event.namespace == namespace
+            ):
+                self._queue.put(
+                    _StoredWatchEvent(event.type, event.collection, event.rv, event.blob)
+                )
 
     def offer_added(self, collection: str, entry: _Entry) -> None:
         """A synthetic ADDED event for an object that already exists."""
@@ -1039,19 +1127,61 @@ def _check_no_new_finalizers(info: KindInfo, old: Obj, new: Obj) -> None:
 
 
 def apply_patch(info: KindInfo, current: Obj, patch: Any, patch_type: PatchType) -> Obj:
+    """The patched object, still the one patched: a patch may not move it to another kind,
+    namespace or name (see _keep_address)."""
     apply = _patcher(info, patch_type)
     if isinstance(patch, str | bytes):
         try:
-            patch = json.loads(patch)
+            patch = load_json(patch)
         except ValueError as err:
             raise BadRequest(f"error decoding patch: {err}") from None
+    if patch_type is PatchType.JSON and isinstance(patch, list):
+        _check_operations(patch)
     try:
         patched = apply(current, patch)
-    except PatchError as err:
+        if patch_type is PatchType.JSON:  # operations may nest each other's values
+            check_depth(patched)
+    except (PatchError, DocumentError) as err:
         raise _Unprocessable(str(err)) from None
+    except RecursionError:
+        raise _Unprocessable(f"exceeded max depth of {MAX_DEPTH}") from None
     if not isinstance(patched, dict):
         raise BadRequest("the patched object is not a JSON object")
+    _keep_address(current, patched, patch_type)
     return patched
+
+
+def _check_operations(operations: list[Any]) -> None:
+    if len(operations) > MAX_JSON_PATCH_OPERATIONS:
+        raise RequestEntityTooLarge(
+            f"The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, "
+            f"got {len(operations)}"
+        )
+
+
+def _keep_address(current: Obj, patched: Obj, patch_type: PatchType) -> None:
+    """Refuse a patched object that is no longer the current one, as kube-apiserver's patch
+    handler does (else the write that follows stores it under its new key, over another
+    object): another kind or apiVersion is a 422 (the patched JSON does not decode as
+    the URL's kind), another namespace or name a 400. What a patch removes (kind, apiVersion,
+    namespace) is the current one's again, as the URL defaults it; and a strategic merge
+    patch's kind and apiVersion are ignored, as kube's typed merge ignores them."""
+    for key in ("apiVersion", "kind"):
+        given, expected = patched.get(key), current[key]
+        if not given or patch_type is PatchType.STRATEGIC:
+            patched[key] = expected
+        elif given != expected:
+            value = Path("patch").invalid(_encode(patched), type_mismatch(key, given, expected))
+            raise Invalid("", "", "", [value])
+    meta, current_meta = _metadata(patched), current["metadata"]
+    namespace = meta.get("namespace")
+    if namespace != current_meta.get("namespace"):
+        if namespace and "namespace" in current_meta:
+            raise namespace_mismatch()
+        meta = patched["metadata"] = dict(meta)  # no namespace, or one it cannot have
+        _copy_key(current_meta, meta, "namespace")
+    if meta.get("name") != current_meta["name"]:
+        raise name_mismatch(meta.get("name"), current_meta["name"])
 
 
 def _patcher(info: KindInfo, patch_type: PatchType) -> Callable[[Obj, Any], Any]:
@@ -1098,7 +1228,7 @@ def _encode_continue(rv: int, last: str) -> str:
 
 def _decode_continue(token: str, compacted: int) -> tuple[int, str]:
     try:
-        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        data = load_json(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         if data.get("v") != "meta.k8s.io/v1":
             raise ValueError("continue key is not valid")
         rv, start = int(data["rv"]), str(data["start"])

@@ -37,6 +37,15 @@ class PatchType(StrEnum):
     STRATEGIC = "application/strategic-merge-patch+json"
 
 
+class Propagation(StrEnum):
+    """How a delete treats the object's dependents (DeleteOptions.propagationPolicy): the
+    garbage collector deletes them, or orphans them by dropping their ownerReferences to
+    it. (Foreground, which keeps the owner until they are gone, is not supported.)"""
+
+    BACKGROUND = "Background"
+    ORPHAN = "Orphan"
+
+
 class WatchEvent:
     """One change: its type, the object as stored at that resourceVersion, and the
     collection (`group/plural`) the object belongs to. Read-only.
@@ -141,8 +150,16 @@ class Store(Protocol):
         subresource: str | None = None,
     ) -> Obj: ...
 
-    def delete(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        """Remove an object, or mark it terminating while finalizers remain."""
+    def delete(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: Propagation = Propagation.BACKGROUND,
+    ) -> Obj:
+        """Remove an object, or mark it terminating while finalizers remain; its dependents
+        are garbage-collected once it is gone, or orphaned at once."""
         ...
 
     def watch(

@@ -13,7 +13,9 @@ class MemoryBackend:
 
     keeps_text = False
 
-    def load(self, max_events: int) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
+    def load(
+        self, max_events: int, max_bytes: int
+    ) -> tuple[list[tuple[str, str]], list[StoredEvent]]:
         return [], []
 
     def commit(self, events: Sequence[StoredEvent], compacted: int) -> None:

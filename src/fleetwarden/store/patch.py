@@ -8,8 +8,13 @@ the target (merge patch), so callers that keep both should hand in a copy they o
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
+
+# kube-apiserver's --json-patch-max-copy-bytes default: how much a JSON patch's copy
+# operations may add to the document, together (each copy of a copy doubles it).
+MAX_COPY_BYTES = 3 * 1024 * 1024
 
 
 class PatchError(ValueError):
@@ -48,7 +53,15 @@ def json_patch(document: Any, operations: Any) -> Any:
     if not isinstance(operations, list):
         raise PatchError("a JSON patch must be an array of operations")
     doc = copy.deepcopy(document)
+    copied = 0
     for op in operations:
+        if isinstance(op, dict) and op.get("op") == "copy":
+            copied += len(json.dumps(_get(doc, _member(op, "from", "copy"))))
+            if copied > MAX_COPY_BYTES:
+                raise PatchError(
+                    "Unable to complete the copy, the accumulated size increase of copy is "
+                    f"{copied}, exceeding the limit {MAX_COPY_BYTES}"
+                )
         doc = _apply(doc, op)
     return doc
 

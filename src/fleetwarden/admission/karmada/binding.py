@@ -6,7 +6,6 @@ Upstream: charts/karmada/_crds/bases/work, pkg/webhook/resourcebinding.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fleetwarden.admission.chain import Mutate, Plugin, Request, Validate
@@ -30,6 +29,7 @@ from fleetwarden.admission.schema import (
     String,
     validation,
 )
+from fleetwarden.api.codec import load_json
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.api.karmada import work as workv1
 from fleetwarden.api.meta import Resource
@@ -133,12 +133,8 @@ def _resource_binding_webhook(request: Request) -> ErrorList:
 
 def _dependencies_parse(text: str) -> bool:
     """Whether Go would unmarshal the annotation into []DependentObjectReference."""
-
-    def refuse(constant: str) -> Any:
-        raise ValueError(constant)
-
     try:
-        items = json.loads(text, parse_constant=refuse)
+        items = load_json(text)  # refuses NaN, as Go does
     except ValueError:
         return False
     if items is None:
