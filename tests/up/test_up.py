@@ -1,7 +1,7 @@
 """`fleetwarden up --members 3` end to end: real processes, a temporary data dir, a free
 port, and only the hub's API to look through.
 
-A member's agent is killed (kill -9): its cluster turns unreachable, a ClusterTaintPolicy
+A member's agent freezes (SIGSTOP): its cluster turns unreachable, a ClusterTaintPolicy
 makes that NoExecute, the taint manager evicts, the scheduler moves the Deployment to the
 third member, and the old Work goes once the new one is healthy. Then the hub itself is
 killed in the middle of a stream of writes, started again, and every write it
@@ -182,7 +182,9 @@ def test_a_fleet_fails_over_and_the_hub_survives_kill_9(hub: Hub) -> None:
     eventually(lambda: all(work_healthy(client, m) for m in before), 15, "healthy Works")
 
     lost = before[0]
-    os.kill(hub.agent_pid(lost), signal.SIGKILL)
+    # Frozen, not killed: `up` would start a killed agent again (see the test below).
+    frozen = hub.agent_pid(lost)
+    os.kill(frozen, signal.SIGSTOP)
     wanted = {("cluster.karmada.io/unreachable", "NoSchedule"), ("not-ready", "NoExecute")}
     eventually(lambda: taints(client, lost) >= wanted, 15, f"the taints of unreachable {lost}")
     (spare,) = set(MEMBERS) - set(before)
@@ -194,8 +196,10 @@ def test_a_fleet_fails_over_and_the_hub_survives_kill_9(hub: Hub) -> None:
     )
     # Deleted, and kept by its finalizer until the member is back, as upstream does.
     eventually(lambda: terminating(works(client, lost)), 15, f"the old Work on {lost} deleted")
+    os.kill(frozen, signal.SIGCONT)
+    eventually(lambda: ready(client, lost), 20, f"{lost} back")
 
-    survivors = [hub.agent_pid(m) for m in MEMBERS if m != lost]
+    survivors = [hub.agent_pid(m) for m in MEMBERS]
     acknowledged = _write_until_killed(client, hub)
     eventually(lambda: not any(map(alive, survivors)), 10, "the agents ending with their hub")
     client = hub.start()
@@ -281,3 +285,20 @@ FLEET_OBJECTS: list[dict[str, Any]] = [
         },
     },
 ]
+
+
+def test_an_agent_that_dies_is_logged_reaped_and_started_again(hub: Hub) -> None:
+    hub.args = ["--members=1", *SETTINGS]
+    client = hub.start()
+    eventually(lambda: ready(client, "member1"), 20, "member1 Ready")
+    first = hub.agent_pid("member1")
+    os.kill(first, signal.SIGKILL)
+    again = eventually(
+        lambda: (pid := hub.agent_pid("member1")) != first and pid, 15, "member1 started again"
+    )
+    assert not alive(first)  # reaped, not a zombie
+    assert alive(again)
+    log = (hub.data_dir / "hub.log").read_text()
+    assert f"agent member1 (pid {first}) exited with SIGKILL; starting it again in 1 s" in log
+    assert f"agent member1 started again (pid {again})" in log
+    eventually(lambda: ready(client, "member1"), 20, "member1 Ready again")

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
@@ -65,6 +66,10 @@ MEMBERS_DIR = "members"
 # How long `up`'s agents may join with its bootstrap token, and wait to be accepted.
 BOOTSTRAP_TOKEN_TTL = timedelta(hours=24)
 ACCEPT_WAIT = 120.0
+# An exited agent starts again after RESTART_DELAY, doubled at each exit up to the longest.
+RESTART_DELAY = 1.0
+RESTART_DELAY_MAX = 60.0
+SUPERVISE_INTERVAL = 0.2
 # How long an agent gets to stop on SIGTERM before it is killed.
 AGENT_STOP_TIMEOUT = 10.0
 
@@ -281,9 +286,11 @@ AGENT_SETTINGS = (
 
 
 class Agents:
-    """The member agents `up --members` and `--ocm-members` start: their logs and pid files
-    in <data-dir>/members; each ends when the hub does, even when the hub is killed (their
-    standard input, a pipe from the hub, closes)."""
+    """The member agents `up --members` and `--ocm-members` start, supervised: their logs and
+    pid files in <data-dir>/members; one that exits is logged, reaped and started again
+    after a delay that doubles from RESTART_DELAY up to RESTART_DELAY_MAX (back to the
+    shortest once it stayed up that long); each ends when the hub does, even when the hub
+    is killed (their standard input, a pipe from the hub, closes)."""
 
     def __init__(
         self, data_dir: Path, credentials: Callable[[str], list[str]], flags: Sequence[str]
@@ -291,35 +298,94 @@ class Agents:
         self.dir = data_dir / MEMBERS_DIR
         self.credentials, self.flags = credentials, list(flags)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self._commands: dict[str, list[str]] = {}
+        self._started: dict[str, float] = {}
+        self._delays: dict[str, float] = {}
+        self._due: dict[str, float] = {}  # when an exited agent starts again
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._supervisor = threading.Thread(target=self._supervise, name="agents", daemon=True)
 
     def start(self, prefix: str, count: int, *flags: str) -> None:
         """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings and
         their kubeconfig flags (`credentials` of their name)."""
         self.dir.mkdir(mode=0o700, exist_ok=True)
-        for i in range(1, count + 1):
-            name = f"{prefix}{i}"
-            command = fleetwarden_command(
-                "agent", *self.credentials(name), f"--cluster-name={name}",
-                "--exit-on-stdin-close", *flags, *self.flags,
+        with self._lock:
+            for i in range(1, count + 1):
+                name = f"{prefix}{i}"
+                self._commands[name] = fleetwarden_command(
+                    "agent", *self.credentials(name), f"--cluster-name={name}",
+                    "--exit-on-stdin-close", *flags, *self.flags,
+                )  # fmt: skip
+                self._spawn(name)
+        if self.processes and not self._supervisor.is_alive():
+            self._supervisor.start()
+
+    def _spawn(self, name: str) -> None:
+        with (self.dir / f"{name}.log").open("ab") as log:
+            process = subprocess.Popen(
+                self._commands[name], stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT
+            )
+        self.processes[name] = process
+        self._started[name] = time.monotonic()
+        (self.dir / f"{name}.pid").write_text(f"{process.pid}\n")
+
+    def _supervise(self) -> None:
+        while not self._stopping.wait(SUPERVISE_INTERVAL):
+            with self._lock:
+                if self._stopping.is_set():
+                    return
+                for name, process in list(self.processes.items()):
+                    self._look_after(name, process)
+
+    def _look_after(self, name: str, process: subprocess.Popen[bytes]) -> None:
+        code = process.poll()  # reaps it, if it ended
+        now = time.monotonic()
+        if code is None:
+            return
+        due = self._due.get(name)
+        if due is None:
+            delay = self._next_delay(name, now)
+            self._due[name] = now + delay
+            logger.warning(
+                "agent %s (pid %d) exited with %s; starting it again in %g s",
+                name, process.pid, _exit_status(code), delay,
             )  # fmt: skip
-            with (self.dir / f"{name}.log").open("ab") as log:
-                process = subprocess.Popen(
-                    command, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT
-                )
-            self.processes[name] = process
-            (self.dir / f"{name}.pid").write_text(f"{process.pid}\n")
+        elif now >= due:
+            del self._due[name]
+            self._spawn(name)
+            logger.info("agent %s started again (pid %d)", name, self.processes[name].pid)
+
+    def _next_delay(self, name: str, now: float) -> float:
+        if now - self._started[name] >= RESTART_DELAY_MAX:
+            self._delays.pop(name, None)  # it ran well: start again at once
+        delay = self._delays.get(name, RESTART_DELAY / 2) * 2
+        self._delays[name] = min(delay, RESTART_DELAY_MAX)
+        return self._delays[name]
 
     def stop(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for name, process in self.processes.items():
-            try:
-                process.wait(AGENT_STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            (self.dir / f"{name}.pid").unlink(missing_ok=True)
+        self._stopping.set()
+        with self._lock:
+            for process in self.processes.values():
+                if process.poll() is None:
+                    process.terminate()
+            for name, process in self.processes.items():
+                try:
+                    process.wait(AGENT_STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+                (self.dir / f"{name}.pid").unlink(missing_ok=True)
+
+
+def _exit_status(code: int) -> str:
+    """`status 1`, or the signal that ended it (`SIGKILL`)."""
+    if code < 0:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    return f"status {code}"
 
 
 # `python -c` names the program "-c" in usage lines: name it as the command is named.
