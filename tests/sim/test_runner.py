@@ -315,6 +315,55 @@ def test_an_object_refused_at_t0_makes_the_scenario_invalid(tmp_path: Path) -> N
     )
 
 
+READER_OF_CONFIG_MAPS = [
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+     "metadata": {"name": "cm-writer", "namespace": "default"},
+     "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}]},
+    {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+     "metadata": {"name": "alice-writes", "namespace": "default"},
+     "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "cm-writer"},
+     "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "team-a"}]},
+]  # fmt: skip
+
+
+def test_a_step_sent_as_a_user_is_authorized_by_rbac() -> None:
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}
+    report = run(
+        scenario(
+            objects=READER_OF_CONFIG_MAPS,
+            steps=[
+                {
+                    "at": "1s",
+                    "as": {"user": "alice", "groups": ["team-a"]},
+                    "apply": [config_map],
+                    "reject": [
+                        {"object": secret, "reason": 'User "alice" cannot create resource "secrets"'},
+                        {"object": {**config_map, "data": {"a": "b"}},
+                         "reason": 'configmaps "c" is forbidden: User "alice" cannot update'},
+                    ],
+                }
+            ],
+            expect=[{"object": {"apiVersion": "v1", "kind": "ConfigMap", "name": "c",
+                                "namespace": "default"}, "exists": True}],
+        )
+    )  # fmt: skip
+    assert report.failed == 0, outcomes(report)
+
+
+def test_a_step_whose_sender_may_not_do_it_makes_the_scenario_invalid(tmp_path: Path) -> None:
+    file = tmp_path / "forbidden.yaml"
+    step = {"at": "1s", "as": {"user": "bob"},
+            "delete": [{"apiVersion": "v1", "kind": "Namespace", "name": "kube-public"}]}  # fmt: skip
+    file.write_text(json.dumps(scenario(steps=[step])))
+    result = CliRunner().invoke(app, ["simulate", str(file)])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f'error: {file}: spec.steps[0].delete[0]: namespaces "kube-public" is forbidden: User "bob" '
+        'cannot delete resource "namespaces" in API group "" in the namespace "kube-public"'
+    )
+
+
 def test_exit_status_one_when_an_expectation_fails(tmp_path: Path) -> None:
     file = tmp_path / "fail.yaml"
     file.write_text(

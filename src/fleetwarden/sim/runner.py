@@ -168,6 +168,8 @@ class Simulation:
     ) -> None:
         namespace = str(meta.get("namespace") or ("default" if info.namespaced else ""))
         name = "" if verb == "create" else str(meta.get("name", ""))
+        if (info.group, info.plural) == ("", "namespaces"):
+            namespace = name  # as RequestInfo has it: a namespace is in itself
         attributes = Attributes(
             sender, verb, info.plural, info.group, namespace, name, api_version=info.version
         )
