@@ -4,6 +4,7 @@ access reviews kubectl asks, escalation, and the audit log."""
 
 from __future__ import annotations
 
+import base64
 import json
 import ssl
 import subprocess
@@ -444,3 +445,47 @@ def test_seed_003_cluster_set_permissions_with_kubectl_as_two_users(
     cluster = admin("get", "managedcluster", "cluster1", "-o", "json")
     labels = json.loads(cluster.stdout)["metadata"]["labels"]
     assert labels["cluster.open-cluster-management.io/clusterset"] == "clusterset1"
+
+
+def test_kubectl_certificate_approve_and_the_signer_check(
+    secure_api: SecureApi, kubectl_binary: str
+) -> None:
+    pem = pki.new_certificate_request(
+        pki.new_key(), "system:karmada:agent:m1", ["system:karmada:agents"]
+    )
+    csr = {
+        "apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
+        "metadata": {"name": "m1"},
+        "spec": {"request": base64.b64encode(pem).decode(), "usages": ["client auth"],
+                 "signerName": "kubernetes.io/kube-apiserver-client"},
+    }  # fmt: skip
+    admin = as_user(secure_api, kubectl_binary, "admin", "system:masters")
+    created = admin("create", "-f", "-", stdin=json.dumps(csr))
+    assert created.returncode == 0, created.stderr
+    # May update approvals, but not approve for the signer: the CertificateApproval check.
+    with secure_api.client("admin", "system:masters") as root:
+        for obj in (
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+             "metadata": {"name": "approvals"},
+             "rules": [{"apiGroups": ["certificates.k8s.io"], "verbs": ["get", "update"],
+                        "resources": ["certificatesigningrequests",
+                                      "certificatesigningrequests/approval"]}]},
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+             "metadata": {"name": "bob-approvals"},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "approvals"},
+             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "bob"}]},
+        ):  # fmt: skip
+            root.create(obj)
+    bob = as_user(secure_api, kubectl_binary, "bob")
+    refused = bob("certificate", "approve", "m1")
+    assert refused.returncode == 1
+    assert (
+        'certificatesigningrequests.certificates.k8s.io "m1" is forbidden: user not permitted '
+        'to approve requests with signerName "kubernetes.io/kube-apiserver-client"'
+    ) in refused.stderr
+    approved = admin("certificate", "approve", "m1")
+    assert approved.returncode == 0, approved.stderr
+    stored = json.loads(admin("get", "csr", "m1", "-o", "json").stdout)
+    (condition,) = stored["status"]["conditions"]
+    assert (condition["type"], condition["reason"]) == ("Approved", "KubectlApprove")
+    assert stored["spec"]["username"] == "admin"  # the requester, whatever the body said
