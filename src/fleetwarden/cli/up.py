@@ -573,11 +573,13 @@ def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:
 
 
 def configure_process() -> None:
-    """What a hub or agent process sets once: timestamped logs on standard error, and
-    metrics exposed as Karmada's Go client exposes them (no `_created` series)."""
+    """What a hub or agent process sets once: timestamped logs on standard error (not a
+    line per HTTP request, which httpx logs at INFO), and metrics exposed as Karmada's Go
+    client exposes them (no `_created` series)."""
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     prometheus_client.disable_created_metrics()  # type: ignore[no-untyped-call]  # unannotated
 
 
