@@ -14,6 +14,7 @@ import contextlib
 import json
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -63,11 +64,16 @@ class Watch:
 
     def __init__(self, response: httpx.Response) -> None:
         self._response = response
-        self._closed = False
+        # A socket closed while another thread reads it frees its descriptor for the next
+        # connection, which that read would then steal from: close() only shuts a socket
+        # down while a read is under way, and the reading thread closes it.
+        self._lock = threading.Lock()
+        self._closed = self._reading = self._released = False
 
     def __iter__(self) -> Iterator[WatchEvent]:
+        lines = self._response.iter_lines()
         try:
-            for line in self._response.iter_lines():
+            while (line := self._read(lines)) is not None:
                 if not line.strip():
                     continue
                 event = json.loads(line)
@@ -78,18 +84,37 @@ class Watch:
             if not self._closed:
                 raise ClientError(f"the watch stream broke: {exc}") from None
         finally:
-            self._response.close()
+            self._release()
+
+    def _read(self, lines: Iterator[str]) -> str | None:
+        with self._lock:
+            if self._closed:
+                return None
+            self._reading = True
+        try:
+            return next(lines, None)
+        finally:
+            with self._lock:
+                self._reading = False
 
     def close(self) -> None:
         """End the stream; safe from another thread while one iterates it."""
-        self._closed = True
-        # Closing a socket does not wake a thread blocked reading it; shutting it down does.
-        stream = self._response.extensions.get("network_stream")
-        sock = stream.get_extra_info("socket") if stream is not None else None
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        self._response.close()
+        with self._lock:
+            self._closed = True
+            if self._reading:  # closing a socket would not wake the reader; this does
+                stream = self._response.extensions.get("network_stream")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if sock is not None:
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
+                return
+        self._release()
+
+    def _release(self) -> None:
+        with self._lock:
+            if not self._released:
+                self._released = True
+                self._response.close()
 
     def __enter__(self) -> Watch:
         return self
