@@ -110,15 +110,18 @@ def test_certificate_request_round_trip() -> None:
     assert not request.has_alternative_names
 
 
-def test_a_request_with_alternative_names_says_so() -> None:
-    key = new_key()
-    pem = (
+def request_for_bob_with_a_dns_name() -> bytes:
+    return (
         x509.CertificateSigningRequestBuilder()
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "bob")]))
         .add_extension(x509.SubjectAlternativeName([x509.DNSName("bob.example.com")]), False)
-        .sign(key, hashes.SHA256())
+        .sign(new_key(), hashes.SHA256())
         .public_bytes(serialization.Encoding.PEM)
     )
+
+
+def test_a_request_with_alternative_names_says_so() -> None:
+    pem = request_for_bob_with_a_dns_name()
     assert parse_certificate_request(pem).has_alternative_names
 
 
@@ -207,14 +210,7 @@ def test_an_rsa_request_is_signed_too(ca: KeyPair) -> None:
 
 
 def test_the_requests_alternative_names_are_signed_in(ca: KeyPair) -> None:
-    key = new_key()
-    pem = (
-        x509.CertificateSigningRequestBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "bob")]))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("bob.example.com")]), False)
-        .sign(key, hashes.SHA256())
-        .public_bytes(serialization.Encoding.PEM)
-    )
+    pem = request_for_bob_with_a_dns_name()
     assert alternative_names(signed(ca, timedelta(days=1), pem)) == {"bob.example.com"}
 
 
