@@ -13,7 +13,6 @@ from fleetwarden.api.authorization import Attributes, Decision
 from fleetwarden.api.errors import BadRequest, Forbidden
 from fleetwarden.auth.impersonation import impersonate, requested
 from fleetwarden.auth.rbac import RBAC
-from fleetwarden.auth.refusals import forbidden
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHN_GROUP = "authentication.k8s.io"
@@ -47,7 +46,7 @@ EVERYTHING = impersonator({"apiGroups": ["*"], "resources": ["*"], "verbs": ["im
 
 
 def run_as(headers: Headers, authorizer: RBAC = EVERYTHING) -> UserInfo:
-    return impersonate(ALICE, headers, authorizer.authorize, forbidden)
+    return impersonate(ALICE, headers, authorizer.authorize)
 
 
 def refusal(headers: Headers, authorizer: RBAC) -> str:
@@ -141,7 +140,7 @@ def test_each_part_is_checked_in_order() -> None:
         ("impersonate-user", "system:serviceaccount:dev:builder"),
         ("impersonate-group", "g2"),
     ]
-    impersonate(ALICE, headers, recorder.authorize, forbidden)
+    impersonate(ALICE, headers, recorder.authorize)
     asked = [
         (a.verb, a.api_group, a.resource, a.subresource, a.namespace, a.name)
         for a in recorder.asked
@@ -158,9 +157,7 @@ def test_each_part_is_checked_in_order() -> None:
 
 def test_a_malformed_service_account_name_is_a_plain_user() -> None:
     recorder = Recorder()
-    impersonate(
-        ALICE, [("impersonate-user", "system:serviceaccount:dev")], recorder.authorize, forbidden
-    )
+    impersonate(ALICE, [("impersonate-user", "system:serviceaccount:dev")], recorder.authorize)
     assert [(a.resource, a.name) for a in recorder.asked] == [
         ("users", "system:serviceaccount:dev")
     ]
@@ -282,5 +279,5 @@ def test_everything_asked_for_without_a_user_is_listed() -> None:
 def test_nothing_is_authorized_before_the_bad_request() -> None:
     recorder = Recorder()
     with pytest.raises(BadRequest):
-        impersonate(ALICE, [("impersonate-group", "g")], recorder.authorize, forbidden)
+        impersonate(ALICE, [("impersonate-group", "g")], recorder.authorize)
     assert recorder.asked == []

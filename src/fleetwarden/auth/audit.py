@@ -9,17 +9,13 @@ import os
 import threading
 import uuid
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.authorization import Attributes
-
-
-def micro_time(moment: datetime) -> str:
-    """metav1.MicroTime, as audit events carry their timestamps."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+from fleetwarden.api.meta import format_micro_time
 
 
 @dataclass
@@ -58,8 +54,8 @@ class AuditEvent:
         if self.attributes is not None and self.attributes.resource_request:
             event["objectRef"] = _object_ref(self.attributes)
         event["responseStatus"] = {"metadata": {}, "code": code}
-        event["requestReceivedTimestamp"] = micro_time(self.received)
-        event["stageTimestamp"] = micro_time(completed)
+        event["requestReceivedTimestamp"] = format_micro_time(self.received)
+        event["stageTimestamp"] = format_micro_time(completed)
         if self.annotations:
             event["annotations"] = dict(self.annotations)
         return event

@@ -20,6 +20,7 @@ from fleetwarden.api.authentication import (
 )
 from fleetwarden.api.authorization import Attributes, Decision
 from fleetwarden.api.errors import BadRequest
+from fleetwarden.auth.refusals import forbidden
 
 USER_HEADER = "impersonate-user"
 GROUP_HEADER = "impersonate-group"
@@ -27,8 +28,6 @@ UID_HEADER = "impersonate-uid"
 EXTRA_PREFIX = "impersonate-extra-"
 
 Authorize = Callable[[Attributes], Decision]
-# What to do with a refused check: raise the Forbidden of these attributes.
-Refuse = Callable[[Attributes, str], Exception]
 
 
 def requested(headers: Sequence[tuple[str, str]]) -> bool:
@@ -39,7 +38,7 @@ def requested(headers: Sequence[tuple[str, str]]) -> bool:
 
 
 def impersonate(
-    user: UserInfo, headers: Sequence[tuple[str, str]], authorize: Authorize, refuse: Refuse
+    user: UserInfo, headers: Sequence[tuple[str, str]], authorize: Authorize
 ) -> UserInfo:
     """The user the headers ask for (lower-case names, every value apart), once `user`
     may impersonate each part of it."""
@@ -56,7 +55,7 @@ def impersonate(
     for attributes in _checks(user, name, groups, uid, extra):
         decision = authorize(attributes)
         if not decision.allowed:
-            raise refuse(attributes, decision.reason)
+            raise forbidden(attributes, decision.reason)
     return UserInfo.of(name, _groups(name, groups), uid, extra)
 
 
