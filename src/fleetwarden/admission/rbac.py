@@ -148,7 +148,7 @@ def _authorize_role(request: Request) -> None:
     _confirm_no_escalation(request, authorizer, role.rules or [])
     old_rule = getattr(request.old, "aggregation_rule", None)
     if getattr(role, "aggregation_rule", None) or old_rule:
-        owner = authorizer.rules_for(request.user, role.namespace)
+        owner = authorizer.rules_for(request.user, role.namespace).rules
         if covers(owner, _FULL_AUTHORITY):
             raise _forbidden(
                 request, "must have cluster-admin privileges to use the aggregationRule"
@@ -183,7 +183,7 @@ def _exempt(request: Request) -> bool:
 def _confirm_no_escalation(
     request: Request, authorizer: Authorizer, rules: list[PolicyRule]
 ) -> None:
-    owner = authorizer.rules_for(request.user, request.obj.namespace)
+    owner, errors = authorizer.rules_for(request.user, request.obj.namespace)
     missing = covers(owner, rules)
     if not missing:
         return
@@ -193,7 +193,6 @@ def _confirm_no_escalation(
         f"user {json.dumps(user.name)} (groups={go_quoted(user.groups)}) is attempting to "
         "grant RBAC permissions not currently held:\n" + "\n".join(lines)
     )
-    errors = authorizer.resolution_errors(user, request.obj.namespace)
     if errors:
         message += f"; resolution errors: [{aggregate(errors)}]"
     raise _forbidden(request, message)

@@ -5,7 +5,7 @@ access reviews (SubjectAccessReview and friends), which are asked, never stored.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pydantic import Field
 
@@ -41,17 +41,21 @@ class Decision:
     reason: str = ""
 
 
+class BoundRules(NamedTuple):
+    """RulesFor's answer: every rule bound to a user, and why some could not be read (a
+    binding's role is missing)."""
+
+    rules: list[PolicyRule]
+    errors: list[str]
+
+
 class Authorizer(Protocol):
     """What may decide a request, and list what a user may do (for rules reviews and
     RBAC's escalation check)."""
 
     def authorize(self, attributes: Attributes) -> Decision: ...
 
-    def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]: ...
-
-    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
-        """Why some of those rules could not be read (a binding's role is missing)."""
-        ...
+    def rules_for(self, user: UserInfo, namespace: str) -> BoundRules: ...
 
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         """The rules of a Role (in the namespace) or ClusterRole; None if there is none."""

@@ -4,9 +4,9 @@ one of the user's groups; members of system:masters are allowed everything first
 privileged-groups authorizer before RBAC).
 
 The authorizer keeps its own index of the Roles, ClusterRoles and bindings it is fed
-(`observe`), by subject, and caches its decisions until the next change: the cache is
-replaced whole on a change, and a decision made from the older index lands in the older
-cache, so a reader never needs the lock.
+(`observe`, in the order they were committed), by subject, and caches its decisions until
+the next change: the cache is replaced whole on a change, and a decision made from the
+older index lands in the older cache, so a reader never needs the lock.
 """
 
 from __future__ import annotations
@@ -21,13 +21,16 @@ from pydantic import ValidationError
 
 from fleetwarden.api import rbac
 from fleetwarden.api.authentication import SYSTEM_MASTERS, UserInfo, service_account_user
-from fleetwarden.api.authorization import Attributes, Decision
+from fleetwarden.api.authorization import Attributes, BoundRules, Decision
 from fleetwarden.api.errors import aggregate
 from fleetwarden.api.rbac import PolicyRule, Subject
 from fleetwarden.semantics.rbac import Rule, compile_rules
 
-# A cached decision per distinct request; past this many the cache starts again.
-CACHE_SIZE = 65_536
+# A cached decision per distinct request; past this many the cache starts again. Only
+# requests whose URL names fit in CACHED_NAMES characters are cached, so names made up
+# by a client cannot hold more than a few tens of MB.
+CACHE_SIZE = 32_768
+CACHED_NAMES = 512
 
 _COLLECTIONS = {f"{info.group}/{info.plural}": info.kind for info in rbac.KINDS}
 # A subject as a user matches it: ("User", name) or ("Group", name).
@@ -70,9 +73,6 @@ class RBAC:
         self._cluster_index: dict[_SubjectKey, set[tuple[str, str, str]]] = {}
         self._namespace_index: dict[tuple[str, _SubjectKey], set[tuple[str, str, str]]] = {}
         self._cache: dict[Attributes, Decision] = {}
-        # The resourceVersion of each object last taken, deleted ones too: a list read
-        # while events arrive must not put back an older state.
-        self._versions: dict[tuple[str, str, str], int] = {}
 
     # feeding -----------------------------------------------------------------------------
 
@@ -83,11 +83,7 @@ class RBAC:
             return
         meta = obj.get("metadata") or {}
         name, namespace = str(meta.get("name", "")), str(meta.get("namespace") or "")
-        version = int(meta.get("resourceVersion") or 0)
         with self._lock:
-            if version < self._versions.get((kind, namespace, name), 0):
-                return
-            self._versions[(kind, namespace, name)] = version
             self._forget(kind, namespace, name)
             if not deleted:
                 self._learn(kind, namespace, name, obj)
@@ -106,7 +102,7 @@ class RBAC:
 
     def _learn(self, kind: str, namespace: str, name: str, obj: Mapping[str, Any]) -> None:
         if kind in (rbac.CLUSTER_ROLE, rbac.ROLE):
-            rules = tuple(_valid_rules(obj.get("rules")))
+            rules = tuple(_valid(PolicyRule, obj.get("rules")))
             role = _Role(rules, compile_rules(rules))
             if kind == rbac.CLUSTER_ROLE:
                 self._cluster_roles[name] = role
@@ -123,13 +119,17 @@ class RBAC:
             self._index_of(binding, key).add((kind, namespace, name))
 
     def _index_of(self, binding: _Binding, key: _SubjectKey) -> set[tuple[str, str, str]]:
-        if binding.kind == "ClusterRoleBinding":
+        if binding.kind == rbac.CLUSTER_ROLE_BINDING_KIND.kind:
             return self._cluster_index.setdefault(key, set())
         return self._namespace_index.setdefault((binding.namespace, key), set())
 
     # deciding ----------------------------------------------------------------------------
 
     def authorize(self, attributes: Attributes) -> Decision:
+        if SYSTEM_MASTERS in attributes.user.groups:
+            return Decision(True)
+        if not _cacheable(attributes):
+            return self._decide(attributes)
         cache = self._cache
         decision = cache.get(attributes)
         if decision is None:
@@ -141,8 +141,6 @@ class RBAC:
 
     def _decide(self, attributes: Attributes) -> Decision:
         user = attributes.user
-        if SYSTEM_MASTERS in user.groups:
-            return Decision(True)
         errors: list[str] = []
         with self._lock:
             for binding, subject, role in self._applicable(user, attributes.namespace, errors):
@@ -150,23 +148,17 @@ class RBAC:
                     return Decision(True, f"RBAC: allowed by {binding.describe(subject)}")
         return Decision(False, f"RBAC: {aggregate(errors)}" if errors else "")
 
-    def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]:
+    def rules_for(self, user: UserInfo, namespace: str) -> BoundRules:
         """RulesFor: every rule bound to the user cluster-wide and in the namespace."""
-        with self._lock:
-            return [
-                rule for _, _, role in self._applicable(user, namespace, []) for rule in role.rules
-            ]
-
-    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
         errors: list[str] = []
         with self._lock:
-            for _ in self._applicable(user, namespace, errors):
-                pass
-        return errors
+            applicable = self._applicable(user, namespace, errors)
+            rules = [rule for _, _, role in applicable for rule in role.rules]
+        return BoundRules(rules, errors)
 
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         with self._lock:
-            role = self._role_of(_Binding("", "", namespace, kind, name, ()))
+            role = self._role_of(kind, name, namespace)
         return list(role.rules) if role is not None else None
 
     def _applicable(
@@ -185,7 +177,7 @@ class RBAC:
         for key in [*sorted(cluster), *sorted(local)]:
             binding = self._bindings[key]
             subject = next(s for s in binding.subjects if _applies(s, user, binding.namespace))
-            role = self._role_of(binding)
+            role = self._role_of(binding.role_kind, binding.role_name, binding.namespace)
             if role is not None:
                 yield binding, subject, role
             elif binding.role_kind in (rbac.ROLE, rbac.CLUSTER_ROLE):
@@ -193,11 +185,11 @@ class RBAC:
             else:
                 errors.append(f"unsupported role reference kind: {json.dumps(binding.role_kind)}")
 
-    def _role_of(self, binding: _Binding) -> _Role | None:
-        if binding.role_kind == rbac.CLUSTER_ROLE:
-            return self._cluster_roles.get(binding.role_name)
-        if binding.role_kind == rbac.ROLE and binding.namespace:
-            return self._roles.get((binding.namespace, binding.role_name))
+    def _role_of(self, kind: str, name: str, namespace: str) -> _Role | None:
+        if kind == rbac.CLUSTER_ROLE:
+            return self._cluster_roles.get(name)
+        if kind == rbac.ROLE and namespace:
+            return self._roles.get((namespace, name))
         return None
 
 
@@ -214,8 +206,10 @@ def _valid(model: type[_M], items: Any) -> Iterator[_M]:
             continue
 
 
-def _valid_rules(items: Any) -> Iterator[PolicyRule]:
-    return _valid(PolicyRule, items)
+def _cacheable(attributes: Attributes) -> bool:
+    a = attributes
+    names = (a.path, a.namespace, a.name, a.resource, a.subresource, a.api_group)
+    return sum(map(len, names)) <= CACHED_NAMES
 
 
 def _subject_keys(binding: _Binding) -> set[_SubjectKey]:

@@ -112,7 +112,7 @@ def _rules(obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
     namespace = obj.spec.namespace or ""  # type: ignore[attr-defined]
     if not namespace:
         raise BadRequest("no namespace on request")
-    rules = authorizer.rules_for(user, namespace)
+    rules, errors = authorizer.rules_for(user, namespace)
     status = SubjectRulesReviewStatus(
         resource_rules=[_resource_rule(r) for r in rules if r.resources or r.api_groups],
         non_resource_rules=[
@@ -122,7 +122,6 @@ def _rules(obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
         ],
         incomplete=False,
     )
-    errors = authorizer.resolution_errors(user, namespace)
     if errors:
         status.evaluation_error = aggregate(errors)
     return {**obj.to_dict(), "status": status.to_dict()}

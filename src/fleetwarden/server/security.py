@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fleetwarden.api.authentication import SYSTEM_MASTERS, UserInfo
-from fleetwarden.api.authorization import Attributes, Authorizer, Decision
+from fleetwarden.api.authorization import Attributes, Authorizer, BoundRules, Decision
 from fleetwarden.api.rbac import PolicyRule
 from fleetwarden.auth.audit import AuditLog
 from fleetwarden.auth.authn import Authenticator
 from fleetwarden.auth.impersonation import impersonate, requested
-from fleetwarden.auth.refusals import forbidden
 from fleetwarden.server.http import Request
 
 # The old insecure port's user: no credentials, every right.
@@ -31,14 +30,12 @@ class AllowAll:
     def authorize(self, attributes: Attributes) -> Decision:
         return Decision(True)
 
-    def rules_for(self, user: UserInfo, namespace: str) -> list[PolicyRule]:
-        return [
+    def rules_for(self, user: UserInfo, namespace: str) -> BoundRules:
+        everything = [
             PolicyRule(verbs=["*"], api_groups=["*"], resources=["*"]),
             PolicyRule(verbs=["*"], non_resource_urls=["*"]),
         ]
-
-    def resolution_errors(self, user: UserInfo, namespace: str) -> list[str]:
-        return []
+        return BoundRules(everything, [])
 
     def role_rules(self, kind: str, name: str, namespace: str) -> list[PolicyRule] | None:
         return []
@@ -62,4 +59,4 @@ class Security:
         )
         if not requested(request.raw_headers):
             return user, None
-        return impersonate(user, request.raw_headers, self.authorizer.authorize, forbidden), user
+        return impersonate(user, request.raw_headers, self.authorizer.authorize), user
