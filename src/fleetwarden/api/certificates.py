@@ -3,11 +3,14 @@ certificate of its own identity."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from pydantic import Field
 
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import Model, Resource, Time
+from fleetwarden.api.meta import Model, Resource, Time, format_time
 
 GROUP = "certificates.k8s.io"
 VERSION = "v1"
@@ -79,3 +82,18 @@ CSR = KindInfo(
     CertificateSigningRequest, ("csr",), more_subresources=("approval",),
 )  # fmt: skip
 KINDS = [CSR]
+
+
+def with_approval(
+    csr: CertificateSigningRequest, reason: str, message: str, now: datetime
+) -> dict[str, Any]:
+    """The request's wire form with an Approved condition added: what an approver sends to
+    the approval subresource."""
+    wire = csr.to_dict()
+    status = wire.setdefault("status", {})
+    approval = {
+        "type": APPROVED, "status": "True", "reason": reason, "message": message,
+        "lastUpdateTime": format_time(now),
+    }  # fmt: skip
+    status["conditions"] = [*status.get("conditions", []), approval]
+    return wire

@@ -9,12 +9,18 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from fleetwarden.api.certificates import APPROVED, CSR, DENIED, CertificateSigningRequest
-from fleetwarden.api.meta import format_time
+from fleetwarden.api.certificates import (
+    APPROVED,
+    CSR,
+    DENIED,
+    CertificateSigningRequest,
+    with_approval,
+)
 from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP, CLUSTER_NAME_LABEL
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.client.client import Client
 from fleetwarden.client.errors import ClientError
+from fleetwarden.semantics.certificates import ocm_agent_request
 
 MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
 BOOTSTRAP_USER_PREFIX = "system:bootstrap:"
@@ -30,13 +36,14 @@ def accept(
     command: str = "fleetwarden",
 ) -> None:
     """Approve the cluster's bootstrap CSRs (waiting up to `wait` seconds for one), then
-    accept it; ClientError when no request could be approved."""
+    accept it; ClientError when no request could be approved. A missing cluster is NotFound
+    before anything is approved."""
+    managed = client.get(MANAGED_CLUSTER, cluster)
     deadline = time.monotonic() + wait
     while not _approve_requests(client, cluster, say, command):
         if time.monotonic() >= deadline:
             raise ClientError(f"no csr is approved yet for cluster {cluster}")
         time.sleep(POLL_INTERVAL)
-    managed = client.get(MANAGED_CLUSTER, cluster)
     if (managed.get("spec") or {}).get("hubAcceptsClient"):
         say(f"hubAcceptsClient already set for managed cluster {cluster}")
         return
@@ -53,8 +60,8 @@ def _approve_requests(
     for item in listed:
         csr = REGISTRY.decode({**item, "apiVersion": CSR.api_version, "kind": CSR.kind})
         assert isinstance(csr, CertificateSigningRequest)
-        if not _from_bootstrap(csr):
-            continue
+        if not _from_bootstrap(csr) or ocm_agent_request(csr) is None:
+            continue  # no agent's first request, or not for this cluster's identity
         if csr.has_condition(DENIED):
             say(f"CSR {csr.name} already denied")
         elif csr.has_condition(APPROVED):
@@ -74,12 +81,6 @@ def _from_bootstrap(csr: CertificateSigningRequest) -> bool:
 
 
 def _approve(client: Client, csr: CertificateSigningRequest, command: str) -> None:
-    wire = csr.to_dict()
-    status = wire.setdefault("status", {})
-    approval = {
-        "type": APPROVED, "status": "True", "reason": f"{command} Approve",
-        "message": f"This CSR was approved by {command} certificate approve.",
-        "lastUpdateTime": format_time(datetime.now(UTC)),
-    }  # fmt: skip
-    status["conditions"] = [*status.get("conditions", []), approval]
+    message = f"This CSR was approved by {command} certificate approve."
+    wire = with_approval(csr, f"{command} Approve", message, datetime.now(UTC))
     client.update(wire, info=CSR, subresource="approval")

@@ -1,14 +1,24 @@
 """Reading certificates and certificate requests: what a PEM CERTIFICATE REQUEST asks for
-(its subject, checked against its own signature), and the certificates of a PEM bundle."""
+(its subject, checked against its own signature), whose agent asks for it, and the
+certificates of a PEM bundle."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
 from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.x509.oid import NameOID
+
+from fleetwarden.api.certificates import KUBE_APISERVER_CLIENT_SIGNER, CertificateSigningRequest
+from fleetwarden.api.ocm.cluster import (
+    AGENT_GROUP_PREFIX,
+    CLUSTER_NAME_LABEL,
+    MANAGED_CLUSTERS_GROUP,
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,26 @@ def parse_certificate_request(pem: bytes) -> CertificateRequest:
         tuple(str(o.value) for o in organizations),
         request,
     )
+
+
+def ocm_agent_request(csr: CertificateSigningRequest) -> CertificateRequest | None:
+    """OCM's validateCSR: the request, when it is a registration agent's for the cluster its
+    `open-cluster-management.io/cluster-name` label names: client signer, organizations
+    `system:open-cluster-management:<cluster>` (and optionally `...:managed-clusters`),
+    common name `system:open-cluster-management:<cluster>:<agent>`."""
+    cluster = (csr.metadata.labels or {}).get(CLUSTER_NAME_LABEL)
+    if not cluster or csr.spec.signer_name != KUBE_APISERVER_CLIENT_SIGNER:
+        return None
+    try:
+        request = parse_certificate_request(base64.b64decode(csr.spec.request))
+    except (ValueError, binascii.Error):
+        return None
+    if set(request.organizations) - {MANAGED_CLUSTERS_GROUP} != {AGENT_GROUP_PREFIX + cluster}:
+        return None
+    if not request.common_name.startswith(AGENT_GROUP_PREFIX):
+        return None
+    parts = request.common_name.removeprefix(AGENT_GROUP_PREFIX).split(":")
+    return request if len(parts) == 2 and parts[0] == cluster and parts[1] else None
 
 
 _BLOCK = re.compile(rb"-----BEGIN ([^-\r\n]*)-----\r?\n(.*?)-----END \1-----", re.DOTALL)

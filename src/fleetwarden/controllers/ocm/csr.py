@@ -4,33 +4,18 @@ asks for) is approved when that identity may `renew` managedclusters/clientcerti
 which an accepted cluster's role grants. A first request is approved by an administrator
 accepting the cluster (`fleetwarden accept`, as `clusteradm accept`).
 
-A request counts as a registration agent's when its `open-cluster-management.io/cluster-name`
-label, its subject's organizations (`system:open-cluster-management:<cluster>`, and the
-optional `...:managed-clusters`) and its common name
-(`system:open-cluster-management:<cluster>:<agent>`) agree.
+A request counts as a registration agent's as semantics.certificates.ocm_agent_request
+says: its cluster-name label, its subject's organizations and its common name agree.
 """
 
 from __future__ import annotations
 
-import base64
-
 from fleetwarden.api.authorization import Attributes, Authorizer
-from fleetwarden.api.certificates import (
-    APPROVED,
-    CSR,
-    DENIED,
-    KUBE_APISERVER_CLIENT_SIGNER,
-    CertificateSigningRequest,
-)
-from fleetwarden.api.ocm.cluster import (
-    AGENT_GROUP_PREFIX,
-    CLUSTER_NAME_LABEL,
-    MANAGED_CLUSTERS_GROUP,
-    REGISTER_GROUP,
-)
+from fleetwarden.api.certificates import APPROVED, CSR, DENIED, CertificateSigningRequest
+from fleetwarden.api.ocm.cluster import REGISTER_GROUP
 from fleetwarden.controllers.certificates.approval import approve
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
-from fleetwarden.semantics.certificates import parse_certificate_request
+from fleetwarden.semantics.certificates import CertificateRequest, ocm_agent_request
 
 CONTROLLER = "CSRApprovingController"
 REASON = "AutoApprovedByHubCSRApprovingController"
@@ -40,40 +25,21 @@ MESSAGE = "Auto approving Managed cluster agent certificate after SubjectAccessR
 def csr_approving_controller(authorizer: Authorizer) -> Controller:
     def reconcile(key: str, ctx: Context) -> Result:
         csr = ctx.cache.informer(CSR).get(key)
-        if not isinstance(csr, CertificateSigningRequest) or not is_agent_request(csr):
+        if not isinstance(csr, CertificateSigningRequest):
             return DONE
         if csr.has_condition(APPROVED) or csr.has_condition(DENIED):
             return DONE
-        if _renewal_allowed(csr, authorizer):
+        request = ocm_agent_request(csr)
+        if request is not None and _renewal_allowed(csr, request, authorizer):
             approve(ctx, csr, REASON, MESSAGE)
         return DONE
 
     return Controller(name=CONTROLLER, watches=[Watches(CSR)], reconcile=reconcile)
 
 
-def is_agent_request(csr: CertificateSigningRequest) -> bool:
-    """validateCSR: a registration agent's request for the cluster its label names."""
-    cluster = (csr.metadata.labels or {}).get(CLUSTER_NAME_LABEL)
-    if not cluster or csr.spec.signer_name != KUBE_APISERVER_CLIENT_SIGNER:
-        return False
-    try:
-        request = parse_certificate_request(base64.b64decode(csr.spec.request))
-    except ValueError:
-        return False
-    organizations = set(request.organizations) - {MANAGED_CLUSTERS_GROUP}
-    if organizations != {AGENT_GROUP_PREFIX + cluster}:
-        return False
-    parts = request.common_name.removeprefix(AGENT_GROUP_PREFIX).split(":")
-    return (
-        request.common_name.startswith(AGENT_GROUP_PREFIX)
-        and len(parts) == 2
-        and all(parts)
-        and parts[0] == cluster
-    )
-
-
-def _renewal_allowed(csr: CertificateSigningRequest, authorizer: Authorizer) -> bool:
-    request = parse_certificate_request(base64.b64decode(csr.spec.request))
+def _renewal_allowed(
+    csr: CertificateSigningRequest, request: CertificateRequest, authorizer: Authorizer
+) -> bool:
     if csr.spec.username != request.common_name:
         return False  # not the agent renewing its own certificate
     renew = Attributes(
