@@ -128,6 +128,10 @@ def test_a_karmada_agent_request_from_a_bootstrap_token_is_approved_and_its_righ
         (lambda: request(AGENT_CN, "system:masters"), "another organization"),
         (lambda: request("system:karmada:other", "system:karmada:agents"), "not an agent's name"),
         (lambda: request(AGENT_CN, "system:karmada:agents", sans=["a.example"]), "a SAN"),
+        (
+            lambda: request("system:karmada:agent:Evil/../x", "system:karmada:agents"),
+            "a cluster name no cluster may have",
+        ),
     ],
 )
 def test_requests_that_are_no_agents_are_left_alone(pem: Any, why: str) -> None:

@@ -64,6 +64,24 @@ def test_an_agent_refuses_an_unknown_mode(tmp_path: Path) -> None:
     assert '"sideways": use pull, push or ocm' in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("mode", "name", "why"),
+    [
+        ("pull", "m" * 49, "must be no more than 48 characters"),
+        ("ocm", "Cluster1", "a lowercase RFC 1123 label must consist of"),
+        ("push", "a/../b", "a lowercase RFC 1123 label must consist of"),
+    ],
+)
+def test_an_agent_refuses_a_cluster_name_the_hub_would_not_take(
+    mode: str, name: str, why: str
+) -> None:
+    result = runner.invoke(
+        app, ["agent", "--hub-kubeconfig=x", f"--cluster-name={name}", f"--mode={mode}"]
+    )
+    assert result.exit_code == 2
+    assert why in " ".join(result.stderr.replace("│", " ").split())
+
+
 def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
     first = Hub(tmp_path, Serving(port=0), Settings())
     first.start()

@@ -12,6 +12,7 @@ import typer
 import yaml
 from kubernetes.config import ConfigException
 
+from fleetwarden.admission.karmada.cluster import validate_cluster_name
 from fleetwarden.api.errors import StatusError
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH
 from fleetwarden.cli.up import AGENT_SETTINGS, configure_process, settings_flags, stop_on_signals
@@ -31,7 +32,7 @@ from fleetwarden.members.kube import KubeCluster
 from fleetwarden.members.simulated import MemberCluster
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.semantics.durations import DurationError, parse_duration
-from fleetwarden.semantics.validation import is_dns1123_subdomain
+from fleetwarden.semantics.validation import is_dns1123_label, is_dns1123_subdomain
 
 _MODES = {mode.lower(): mode for mode in MODES}
 _MODE_NAMES = f"{', '.join(list(_MODES)[:-1])} or {list(_MODES)[-1]}"
@@ -144,6 +145,7 @@ def agent(
     if cluster_claim and member_kubeconfig:
         message = "a real member's claims are its ClusterClaims"
         raise typer.BadParameter(message, param_hint="--cluster-claim")
+    _check_cluster_name(cluster_name, agent_mode)
     claims = _claims(cluster_claim or [])
     ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
     if bootstrap_kubeconfig:
@@ -214,6 +216,14 @@ def _real_member(kubeconfig: str) -> KubeCluster:
     except (ConfigException, OSError, yaml.YAMLError) as exc:
         message = str(exc) if kubeconfig in str(exc) else f"{kubeconfig}: {exc}"
         raise typer.BadParameter(message, param_hint="--member-kubeconfig") from None
+
+
+def _check_cluster_name(name: str, mode: str) -> None:
+    """The name the hub will take: a Cluster's (a DNS label that fits `karmada-es-`), or a
+    ManagedCluster's (a DNS label); refused here rather than after joining."""
+    problems = is_dns1123_label(name) if mode == MODE_OCM else validate_cluster_name(name)
+    if problems:
+        raise typer.BadParameter(f'"{name}": {"; ".join(problems)}', param_hint="--cluster-name")
 
 
 def _claims(flags: list[str]) -> dict[str, str]:

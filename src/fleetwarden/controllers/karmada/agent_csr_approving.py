@@ -18,6 +18,7 @@ import contextlib
 import logging
 from typing import Any
 
+from fleetwarden.admission.karmada.cluster import validate_cluster_name
 from fleetwarden.api import rbac
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.authorization import Attributes, Authorizer
@@ -104,8 +105,8 @@ def _agent_request(csr: CertificateSigningRequest) -> CertificateRequest | None:
     if request.organizations != (AGENTS_GROUP,) or request.has_alternative_names:
         return None
     cluster = request.common_name.removeprefix(AGENT_USER_PREFIX)
-    if not request.common_name.startswith(AGENT_USER_PREFIX) or not cluster:
-        return None
+    if not request.common_name.startswith(AGENT_USER_PREFIX) or validate_cluster_name(cluster):
+        return None  # the name would become a namespace and role names: a cluster's only
     return request
 
 
