@@ -237,3 +237,15 @@ def test_plain_http_is_refused_beyond_the_loopback(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "--insecure-serving: plain HTTP is served on the loopback only" in result.stderr
     assert not (tmp_path / "kubeconfig").exists()
+
+
+def test_members_are_refused_with_a_client_ca_of_yours(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["up", f"--data-dir={tmp_path / 'hub'}", "--members=1",
+              f"--client-ca-file={tmp_path / 'ca.crt'}"],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--client-ca-file: the agents of --members and --ocm-members join with" in (
+        result.stderr
+    )
+    assert not (tmp_path / "hub").exists()

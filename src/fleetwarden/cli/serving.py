@@ -90,9 +90,14 @@ class Serving:
         audit = AuditLog(self.audit_log_path) if self.audit_log_path else None
         return Security(authenticator, rbac_authorizer(store), audit)
 
+    @property
+    def signs_client_certificates(self) -> bool:
+        """Whether the hub's CA signs client certificates (the administrator's, agents'):
+        over TLS, unless a --client-ca-file of yours says who clients are."""
+        return not self.insecure_serving and not self.client_ca_file
+
     def admin_credentials(self, pki: HubPKI, now: datetime) -> KeyPair | None:
-        """The administrator's client certificate, when the hub's CA signs client
-        certificates (not with a --client-ca-file of yours)."""
-        if self.insecure_serving or self.client_ca_file:
+        """The administrator's client certificate, when the hub's CA signs them."""
+        if not self.signs_client_certificates:
             return None
         return pki.client(ADMIN_USER, ADMIN_USER, [SYSTEM_MASTERS], now)

@@ -178,8 +178,7 @@ class Hub:
         self.members = HttpMembers(clusters)
         self.security = serving.security(self.store, clock)
         controllers = hub_controllers(self.members)
-        if tls is not None and not serving.client_ca_file:
-            # The hub's CA signs client certificates: it answers agents' requests for them.
+        if serving.signs_client_certificates:  # then it answers agents' requests for them
             authorizer = self.security.authorizer
             controllers += certificate_controllers(self.pki.ca(), authorizer)
         for controller in controllers:
@@ -218,22 +217,20 @@ class Hub:
         self._ready.set()
 
     def write_kubeconfig(self, path: Path) -> None:
-        """The administrator's kubeconfig: the hub's CA (unless it serves a certificate of
-        yours) and a client certificate in system:masters."""
-        now = datetime.now(UTC)
-        own_serving = self.server.tls is not None and not self.serving.tls_cert_file
-        admin = self.serving.admin_credentials(self.pki, now)
+        """The administrator's kubeconfig: the CA clients trust and a client certificate in
+        system:masters."""
+        admin = self.serving.admin_credentials(self.pki, datetime.now(UTC))
         write_kubeconfig(
-            path, self.client_url,
-            ca=self.pki.ca_cert.read_bytes() if own_serving else None,
+            path, self.client_url, ca=self._client_ca(),
             certificate=admin.certificate_pem() if admin else None,
             key=admin.key_pem() if admin else None,
         )  # fmt: skip
 
-    @property
-    def signs_certificates(self) -> bool:
-        """Whether agents can join with a bootstrap token: its CA signs their certificates."""
-        return self.server.tls is not None and not self.serving.client_ca_file
+    def _client_ca(self) -> bytes | None:
+        """The CA a client verifies the hub with: the hub's own, unless it serves a
+        certificate of yours (then the system's trust applies)."""
+        own_serving = self.server.tls is not None and not self.serving.tls_cert_file
+        return self.pki.ca_cert.read_bytes() if own_serving else None
 
     def agent_credentials(self, directory: Path) -> Callable[[str], list[str]]:
         """A bootstrap token (valid a day) for the agents `up` starts, written as a
@@ -245,8 +242,7 @@ class Hub:
         groups = [KARMADA_BOOTSTRAP_GROUP, OCM_BOOTSTRAP_GROUP]
         self.store.create(bootstrap_token_secret(token, groups, expiration, "fleetwarden up"))
         bootstrap = directory / "bootstrap.kubeconfig"
-        ca = self.pki.ca_cert.read_bytes()
-        write_kubeconfig(bootstrap, self.client_url, ca=ca, token=token)
+        write_kubeconfig(bootstrap, self.client_url, ca=self._client_ca(), token=token)
         return lambda name: [
             f"--bootstrap-kubeconfig={bootstrap}",
             f"--hub-kubeconfig={directory / name}.kubeconfig",
@@ -528,6 +524,12 @@ def up(
         enable_bootstrap_token_auth=enable_bootstrap_token_auth, audit_log_path=audit_log_path,
     )  # fmt: skip
     try:
+        if (members or ocm_members) and serving.client_ca_file:
+            raise ServingError(
+                "--client-ca-file: the agents of --members and --ocm-members join with "
+                "certificates the hub's own CA signs; start them yourself with credentials "
+                "your CA issued"
+            )
         hub = Hub(data_dir, serving, settings)
         hub.start()
     except (StoreError, OSError, ServingError, TokenFileError) as exc:
@@ -537,7 +539,7 @@ def up(
     stop = stop_on_signals()
     kubeconfig = data_dir / KUBECONFIG_FILE
     hub.write_kubeconfig(kubeconfig)
-    joining = hub.signs_certificates and bool(members or ocm_members)
+    joining = serving.signs_client_certificates and bool(members or ocm_members)
     credentials = hub.agent_credentials(data_dir / MEMBERS_DIR) if joining else None
     agents = Agents(
         data_dir, credentials or (lambda name: [f"--hub-kubeconfig={kubeconfig}"]),
