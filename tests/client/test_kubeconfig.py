@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import ssl
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 
 from fleetwarden.client import KubeConfigError, load_kubeconfig
+from fleetwarden.client.kubeconfig import write_private_file
 
 # A self-signed certificate and its key, made for these tests only.
 CERT = """\
@@ -152,3 +154,16 @@ def test_what_cannot_be_used_is_said(tmp_path: Path, context: str | None, messag
 def test_a_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(KubeConfigError, match="error loading config file"):
         load_kubeconfig(str(tmp_path / "absent"))
+
+
+def test_a_private_file_is_its_owners_whatever_was_planted_beside_it(tmp_path: Path) -> None:
+    target = tmp_path / "kubeconfig"
+    elsewhere = tmp_path / "elsewhere"
+    # what the old writer wrote through: its fixed temporary name, planted as a link
+    (tmp_path / ".kubeconfig.tmp").symlink_to(elsewhere)
+    write_private_file(target, b"secret")
+    write_private_file(target, b"newer")
+    assert target.read_bytes() == b"newer"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert not elsewhere.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".kubeconfig.tmp", "kubeconfig"]

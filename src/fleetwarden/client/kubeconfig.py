@@ -8,6 +8,7 @@ else ~/.kube/config. Relative paths in a file are relative to that file.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import ssl
 import tempfile
@@ -182,12 +183,19 @@ def _read(file: str) -> bytes:
 
 def write_private_file(path: Path, data: bytes) -> None:
     """Write a file only its owner may read, created so from the start, and whole: a reader
-    sees the old file or the new one (written aside, then renamed over it)."""
-    aside = path.with_name(f".{path.name}.tmp")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as file:
-        file.write(data)
-    os.replace(aside, path)
+    sees the old file or the new one (written aside under a name nobody could plant a file
+    or link at, synced, then renamed over it)."""
+    fd, aside = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(aside, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+        raise
 
 
 def write_kubeconfig(
