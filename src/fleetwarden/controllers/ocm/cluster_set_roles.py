@@ -7,7 +7,8 @@ subresources): `open-cluster-management:managedclusterset:<role>:<set>` for
 - bind: bind the set to namespaces;
 - view: read the set.
 
-Each role is owned by its set, so it goes when the set goes. Bind them to users with
+Each role is owned by its set, so it goes when the set goes; the admin role goes too when
+the set stops selecting by the exclusive label. Bind them to users with
 ClusterRoleBindings (seed 003's "cluster set admin" and "cluster set view").
 """
 
@@ -26,12 +27,13 @@ from fleetwarden.api.ocm.cluster import (
 )
 from fleetwarden.auth.bootstrap import READ, rule
 from fleetwarden.controllers.ocm.cluster_set import MANAGED_CLUSTER_SET
-from fleetwarden.controllers.rbac.apply import apply
+from fleetwarden.controllers.rbac.apply import apply, remove
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches
 
 CONTROLLER = "clusterset-clusterrole-controller"
 ROLE_LABEL = "cluster.open-cluster-management.io/role"
 CLUSTERVIEW_GROUP = "clusterview.open-cluster-management.io"
+ROLES = ("admin", "bind", "view")
 
 Obj = dict[str, Any]
 
@@ -95,8 +97,14 @@ def reconcile(key: str, ctx: Context) -> Result:
         isinstance(cluster_set, ManagedClusterSet)
         and cluster_set.metadata.deletion_timestamp is None
     ):
-        for role in set_roles(cluster_set):
+        wanted = set_roles(cluster_set)
+        for role in wanted:
             apply(ctx, role)
+        kept = {role["metadata"]["labels"][ROLE_LABEL] for role in wanted}
+        for role in set(ROLES) - kept:
+            name = role_name(role, cluster_set.name)
+            if ctx.cache.informer(rbac.CLUSTER_ROLE_KIND).get(name) is not None:
+                remove(ctx, {"kind": rbac.CLUSTER_ROLE, "metadata": {"name": name}})
     return DONE
 
 
