@@ -5,38 +5,24 @@ for a cluster that exists."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
 from fleetwarden.api.certificates import CSR, KUBE_APISERVER_CLIENT_SIGNER
 from fleetwarden.api.errors import NotFound
 from fleetwarden.auth.pki import new_certificate_request, new_key
-from fleetwarden.cli.serving import Serving
-from fleetwarden.cli.up import Hub
 from fleetwarden.client.client import Client
 from fleetwarden.client.kubeconfig import load_kubeconfig
 from fleetwarden.members.accept import MANAGED_CLUSTER, accept
-from fleetwarden.runtime.settings import Settings
+
+from .conftest import JoiningHub
 
 AGENT = "system:open-cluster-management:cluster1:agent"
 AGENT_GROUPS = ["system:open-cluster-management:cluster1"]
 
 
-@pytest.fixture
-def clients(
-    tmp_path: Path, admin_client: Callable[[Hub], Client]
-) -> Iterator[tuple[Client, Client]]:
-    """(the administrator, an agent holding the bootstrap token `up` gives its agents)."""
-    hub = Hub(tmp_path / "hub", Serving(port=0), Settings())
-    hub.start()
-    admin = admin_client(hub)
-    flags = hub.agent_credentials(tmp_path / "members")("cluster1")
-    bootstrap = flags[0].removeprefix("--bootstrap-kubeconfig=")
-    with Client.from_kubeconfig(load_kubeconfig(bootstrap)) as agent:
-        yield admin, agent
-    hub.stop()
+def bootstrap_client(hub: JoiningHub) -> Client:
+    return Client.from_kubeconfig(load_kubeconfig(str(hub.bootstrap)))
 
 
 def ask(agent: Client, name: str, user: str, groups: list[str]) -> None:
@@ -57,10 +43,8 @@ def approved(admin: Client, name: str) -> bool:
     return any(c["type"] == "Approved" for c in conditions)
 
 
-def test_only_the_request_for_the_clusters_agent_is_approved(
-    clients: tuple[Client, Client],
-) -> None:
-    admin, agent = clients
+def test_only_the_request_for_the_clusters_agent_is_approved(joining_hub: JoiningHub) -> None:
+    admin, agent = joining_hub.admin, bootstrap_client(joining_hub)
     admin.create(
         {"apiVersion": MANAGED_CLUSTER.api_version, "kind": "ManagedCluster",
          "metadata": {"name": "cluster1"}, "spec": {}},
@@ -77,9 +61,9 @@ def test_only_the_request_for_the_clusters_agent_is_approved(
 
 
 def test_a_missing_cluster_is_refused_before_anything_is_approved(
-    clients: tuple[Client, Client],
+    joining_hub: JoiningHub,
 ) -> None:
-    admin, agent = clients
+    admin, agent = joining_hub.admin, bootstrap_client(joining_hub)
     ask(agent, "honest", AGENT, AGENT_GROUPS)
     with pytest.raises(NotFound):
         accept(admin, "cluster1")

@@ -98,11 +98,9 @@ def joined_kubeconfig(
     written. `before_waiting` runs with the bootstrap client once the request is made (OCM's
     agent creates its ManagedCluster then, for an administrator to accept)."""
     kept = _kept(kubeconfig, identity, now())
-    if kept is not None:
-        if (kept.server, kept.certificate_authority) != (
-            bootstrap.server,
-            bootstrap.certificate_authority,
-        ):  # the hub moved (a new port, say): the bootstrap kubeconfig says where it is now
+    # Another CA is another hub (made anew), which never issued the kept certificate.
+    if kept is not None and kept.certificate_authority == bootstrap.certificate_authority:
+        if kept.server != bootstrap.server:  # the hub moved (a new port, say)
             _write(kubeconfig, bootstrap, kept.client_certificate, kept.client_key)
         return kubeconfig
     key = new_key()
@@ -165,7 +163,10 @@ def _kept(kubeconfig: Path, identity: Identity, now: datetime) -> KubeConfig | N
         return None
     if config.client_certificate is None or config.client_key is None:
         return None
-    certificate = x509.load_pem_x509_certificate(config.client_certificate)
+    try:
+        certificate = x509.load_pem_x509_certificate(config.client_certificate)
+    except ValueError:
+        return None  # not a certificate: join again
     names = certificate.subject.get_attributes_for_oid(x509.NameOID.COMMON_NAME)
     mine = bool(names) and names[0].value == identity.user
     return config if mine and certificate.not_valid_after_utc - now > RENEW_BEFORE else None
