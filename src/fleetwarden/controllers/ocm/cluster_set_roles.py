@@ -101,8 +101,8 @@ def reconcile(key: str, ctx: Context) -> Result:
         for role in wanted:
             apply(ctx, role)
         kept = {role["metadata"]["labels"][ROLE_LABEL] for role in wanted}
-        for role in set(ROLES) - kept:
-            name = role_name(role, cluster_set.name)
+        for unwanted in set(ROLES) - kept:
+            name = role_name(unwanted, cluster_set.name)
             if ctx.cache.informer(rbac.CLUSTER_ROLE_KIND).get(name) is not None:
                 remove(ctx, {"kind": rbac.CLUSTER_ROLE, "metadata": {"name": name}})
     return DONE
