@@ -18,6 +18,7 @@ from fleetwarden.auth.bootstrap import karmada_policy, kubernetes_policy
 from fleetwarden.auth.pki import KeyPair
 from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
+from fleetwarden.controllers.certificates.token_cleaner import token_cleaner_controller
 from fleetwarden.controllers.karmada import agent_csr_approving
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
@@ -98,11 +99,13 @@ def bootstrap_policy() -> list[dict[str, Any]]:
 
 def certificate_controllers(ca: KeyPair, authorizer: Authorizer) -> list[Controller]:
     """What answers the agents' CertificateSigningRequests under `fleetwarden up`: Karmada's
-    and OCM's approvers, then kube-controller-manager's signer with the hub's CA."""
+    and OCM's approvers, then kube-controller-manager's signer with the hub's CA, and its
+    cleaner of the expired bootstrap tokens agents join with."""
     return [
         agent_csr_approving.agent_csr_approving_controller(authorizer),
         csr_approving_controller(authorizer),
         csr_signing_controller(ca),
+        token_cleaner_controller(),
     ]
 
 

@@ -1,13 +1,13 @@
 """The hub's answers to agents' CertificateSigningRequests: Karmada's agentcsrapproving and
 OCM's CSR approving controller (each asking RBAC, as upstream asks a SubjectAccessReview),
-and the kube-apiserver-client signer. Ported from karmada's agent_csr_approving_test.go and
+the kube-apiserver-client signer, and the cleaner of expired bootstrap tokens. Ported from karmada's agent_csr_approving_test.go and
 ocm's approve_reconciler tests: one reconcile over a seeded request, then what it wrote."""
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,18 +18,20 @@ from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.certificates import CSR
 from fleetwarden.api.rbac import CLUSTER_ROLE_BINDING_KIND, ROLE_KIND
 from fleetwarden.auth import pki
+from fleetwarden.auth.authn import bootstrap_token_secret
 from fleetwarden.auth.bootstrap import cluster_role, cluster_role_binding, group, rule, user
 from fleetwarden.auth.rbac import RBAC
+from fleetwarden.controllers.certificates import token_cleaner
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
 from fleetwarden.controllers.karmada.agent_csr_approving import (
     agent_csr_approving_controller,
     static_policy,
 )
 from fleetwarden.controllers.ocm.csr import csr_approving_controller
-from fleetwarden.runtime.clock import VirtualClock
+from fleetwarden.runtime.clock import DEFAULT_EPOCH, VirtualClock
 from fleetwarden.runtime.events import EventRecorder
 from fleetwarden.runtime.informer import Cache
-from fleetwarden.runtime.manager import Context, Result
+from fleetwarden.runtime.manager import DONE, Context, Result, requeue_after
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.store import MemoryStore
 
@@ -208,3 +210,20 @@ def test_the_signer_signs_an_approved_client_request_and_fails_a_server_one() ->
     assert (
         failed["conditions"][-1]["message"] == "invalid usage for client certificate: server auth"
     )
+
+
+def test_an_expired_bootstrap_token_is_removed_and_a_lasting_one_kept() -> None:
+    start = DEFAULT_EPOCH
+    expiring = bootstrap_token_secret("abcdef.0123456789abcdef", [], start + timedelta(hours=1))
+    lasting = bootstrap_token_secret("ghijkl.0123456789abcdef", [], None)
+    bench = Bench(expiring, lasting)
+    bench.clock.set(start)
+    assert bench.run(token_cleaner.reconcile, "kube-system/bootstrap-token-abcdef") == (
+        requeue_after(timedelta(hours=1))
+    )
+    assert bench.run(token_cleaner.reconcile, "kube-system/bootstrap-token-ghijkl") == DONE
+    bench.clock.set(start + timedelta(hours=1, seconds=1))
+    bench.run(token_cleaner.reconcile, "kube-system/bootstrap-token-abcdef")
+    bench.run(token_cleaner.reconcile, "kube-system/bootstrap-token-ghijkl")
+    names = [s["metadata"]["name"] for s in bench.store.list(token_cleaner.SECRET).items]
+    assert names == ["bootstrap-token-ghijkl"]

@@ -16,7 +16,7 @@ import re
 import secrets
 import string
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -128,7 +128,10 @@ class BootstrapTokens:
         data = _secret_data(secret)
         if not hmac.compare_digest(data.get("token-secret", ""), token_secret):
             return None
-        if data.get("token-id") != token_id or _expired(data.get("expiration"), self._now()):
+        if data.get("token-id") != token_id:
+            return None
+        expiration = expiration_of(secret)
+        if expiration is not None and expiration <= self._now():
             return None
         if data.get("usage-bootstrap-authentication") != "true":
             return None
@@ -151,13 +154,15 @@ def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
     return decoded
 
 
-def _expired(expiration: str | None, now: datetime) -> bool:
+def expiration_of(secret: Mapping[str, Any]) -> datetime | None:
+    """When a bootstrap token's Secret expires; None: never. One nobody can read has."""
+    expiration = _secret_data(secret).get("expiration")
     if not expiration:
-        return False
+        return None
     try:
-        return parse_time(expiration) <= now
+        return parse_time(expiration)
     except ValueError:
-        return True  # an expiration nobody can read is no promise
+        return datetime.min.replace(tzinfo=UTC)  # an expiration nobody can read is no promise
 
 
 class Authenticator:

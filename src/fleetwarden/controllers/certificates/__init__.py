@@ -1,2 +1,3 @@
 """kube-controller-manager's certificate controllers, as the hub runs them: the signer of
-approved client CertificateSigningRequests, and the cleaner of expired bootstrap tokens."""
+approved client CertificateSigningRequests, and the cleaner of expired bootstrap tokens
+(token_cleaner, upstream's tokencleaner)."""
