@@ -82,6 +82,12 @@ def test_an_agent_refuses_a_cluster_name_the_hub_would_not_take(
     assert why in " ".join(result.stderr.replace("│", " ").split())
 
 
+def test_a_token_that_has_expired_already_is_refused() -> None:
+    result = runner.invoke(app, ["token", "create", "--ttl=-1h", "--kubeconfig=/nonexistent"])
+    assert result.exit_code == 2
+    assert "-1h: a token cannot have expired already" in result.stderr
+
+
 def test_a_second_hub_on_the_same_data_dir_is_refused(tmp_path: Path) -> None:
     first = Hub(tmp_path, Serving(port=0), Settings())
     first.start()

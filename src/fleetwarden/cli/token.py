@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -48,6 +48,8 @@ def create(
         lifetime = parse_duration(ttl)
     except DurationError as exc:
         raise typer.BadParameter(str(exc), param_hint="--ttl") from None
+    if lifetime < timedelta(0):
+        raise typer.BadParameter(f"{ttl}: a token cannot have expired already", param_hint="--ttl")
     token = new_bootstrap_token()
     expiration = datetime.now(UTC) + lifetime if lifetime else None
     try:
