@@ -48,7 +48,8 @@ class KindInfo:
     has_status: bool = True
     # The verbs served, where not every storage verb: the access reviews are only created.
     verbs: tuple[str, ...] | None = None
-    # Subresources besides status (a CertificateSigningRequest's approval).
+    # Subresources besides status, each writing part of the status through an endpoint of
+    # its own (a CertificateSigningRequest's approval: its conditions; admission says which).
     more_subresources: tuple[str, ...] = ()
     # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
     custom: CustomResource | None = field(default=None, compare=False, repr=False)

@@ -231,7 +231,7 @@ class Resources:
             current = self.get(info, namespace, name)
             current_rv = current["metadata"]["resourceVersion"]
             new = change(current)
-            if subresource in ("status", "approval"):  # admission keeps approval's to conditions
+            if subresource:  # each subresource served writes (part of) the status
                 new = _with_status_of(current, new)
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
@@ -243,7 +243,7 @@ class Resources:
             wire = admitted.to_dict()
             if options.dry_run:
                 return Written(wire, warnings)
-            stored_as = "status" if subresource == "approval" else subresource
+            stored_as = "status" if subresource else None
             try:
                 return Written(self.store.update(wire, subresource=stored_as), warnings)
             except Conflict:
