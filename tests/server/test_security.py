@@ -270,6 +270,94 @@ def test_the_audit_log_has_one_event_per_request(secure_api: SecureApi) -> None:
     assert (secure_api.audit_log.stat().st_mode & 0o777) == 0o600
 
 
+# --- watch ---------------------------------------------------------------------------------
+
+
+def configmap_role(*verbs: str) -> list[dict[str, Any]]:
+    """A Role with these verbs on ConfigMaps in default, bound to bob."""
+    role, binding = reader_role()
+    return [{**role, "rules": [{**role["rules"][0], "verbs": list(verbs)}]}, binding]
+
+
+def test_a_named_get_with_watch_true_is_a_get_and_a_watch_needs_the_watch_verb(
+    secure_api: SecureApi,
+) -> None:
+    with secure_api.client("admin", "system:masters") as admin:
+        admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
+        for obj in configmap_role("get"):
+            admin.create(obj)
+    once = {"watch": "true", "timeoutSeconds": "1"}
+    with secure_api.client("bob") as bob:
+        # As kube-apiserver serves it: a get of one object, authorized as get, not a stream.
+        named = bob._http.get(f"{CONFIGMAPS}/cm", params=once)
+        assert named.status_code == 200
+        assert named.json()["kind"] == "ConfigMap"
+        assert named.json()["metadata"]["name"] == "cm"
+        # A watch, of the collection or (the legacy path) of the one object, needs watch.
+        for path in (CONFIGMAPS, "/api/v1/watch/namespaces/default/configmaps/cm"):
+            denied = bob._http.get(path, params=once)
+            assert denied.status_code == 403, path
+            assert 'cannot watch resource "configmaps"' in denied.json()["message"]
+    with secure_api.client("admin", "system:masters") as admin:
+        role = admin.get(ROLE, "cm-reader", "default")
+        role["rules"][0]["verbs"] = ["get", "watch"]
+        admin.update(role)
+    with secure_api.client("bob") as bob:
+        for path in (CONFIGMAPS, "/api/v1/watch/namespaces/default/configmaps/cm"):
+            watched = bob._http.get(path, params=once)
+            assert watched.status_code == 200, path
+            events = [json.loads(line) for line in watched.text.splitlines()]
+            assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+                ("ADDED", "cm")
+            ]
+        # A watch path serves watches only: watch rights write nothing through it.
+        legacy = "/api/v1/watch/namespaces/default/configmaps"
+        for method, path, body in (
+            ("DELETE", f"{legacy}/cm", None),
+            ("PUT", f"{legacy}/cm", {"apiVersion": "v1", "kind": "ConfigMap",
+                                      "metadata": {"name": "cm"}, "data": {"a": "b"}}),
+            ("POST", legacy, {"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "new"}}),
+        ):  # fmt: skip
+            refused = bob._http.request(method, path, json=body)
+            assert refused.status_code == 405, method
+            assert refused.json()["reason"] == "MethodNotAllowed"
+    assert "data" not in secure_api.store.get(CONFIG_MAP, "cm", "default")
+    names = [o["metadata"]["name"] for o in secure_api.store.list(CONFIG_MAP, "default").items]
+    assert names == ["cm"]
+
+
+def test_a_watch_of_a_subresource_or_of_a_kind_never_stored_is_refused(
+    secure_api: SecureApi,
+) -> None:
+    deployments = "/apis/apps/v1/namespaces/default/deployments"
+    reviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    once = {"watch": "true", "timeoutSeconds": "1"}
+    with secure_api.client("admin", "system:masters") as admin:
+        admin.create(
+            {"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": "web", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}},
+                                   "spec": {"containers": [{"name": "a", "image": "nginx"}]}}}}
+        )  # fmt: skip
+        http = admin._http
+        # No watch of a subresource: the legacy path is refused, like other verbs it lacks...
+        legacy = http.get("/apis/apps/v1/watch/namespaces/default/deployments/web/status")
+        assert legacy.status_code == 405
+        assert legacy.json()["reason"] == "MethodNotAllowed"
+        # ...and watch=true on it is a get of it, as for any named object.
+        status = http.get(f"{deployments}/web/status", params=once)
+        assert status.status_code == 200
+        assert status.json()["kind"] == "Deployment"
+        # Access reviews are never stored: nothing to list, nothing to watch.
+        assert http.get(reviews).status_code == 405
+        for path in (reviews, "/apis/authorization.k8s.io/v1/watch/selfsubjectaccessreviews"):
+            refused = http.get(path, params=once)
+            assert refused.status_code == 405, path
+            assert refused.json()["reason"] == "MethodNotAllowed"
+
+
 # --- kubectl -------------------------------------------------------------------------------
 
 

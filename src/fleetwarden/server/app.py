@@ -180,7 +180,10 @@ class App:
             await _send(send, self._group_version(group, version))
             return
         target = resource_path(group, version, segments, self.registry)
-        if request.method == "GET" and (target.legacy_watch or request.flag("watch")):
+        # One decision of what a watch is, the one authorized: a GET of a collection with
+        # watch=true, or any request on a legacy /watch/ path. A named GET with watch=true
+        # is a get, as kube-apiserver serves it.
+        if attributes.verb == "watch":
             await self._watch(request, target, receive, send)
             return
         await _send(send, await self._run(lambda: self._resource(request, target, user)))
@@ -299,6 +302,9 @@ class App:
     async def _watch(
         self, request: Request, target: ResourcePath, receive: Receive, send: Send
     ) -> None:
+        # Only a GET watches; there is no watch of a subresource, nor of a kind never stored.
+        if request.method != "GET" or target.subresource is not None or not target.info.stored:
+            raise MethodNotAllowed()
         if self._closed:
             raise StatusError("the server is shutting down")
         media = request.accept(_READ_OFFERS)
