@@ -5,11 +5,13 @@ access reviews kubectl asks, escalation, and the audit log."""
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import ssl
 import subprocess
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -114,6 +116,37 @@ def test_an_expired_bootstrap_token_is_401(secure_api: SecureApi) -> None:
     secure_api.store.create(bootstrap_token_secret(token, [], expired))
     with raw(secure_api, headers={"Authorization": f"Bearer {token}"}) as client:
         assert client.get("/version").status_code == 401
+
+
+def test_a_body_is_read_only_once_its_sender_is_known_and_allowed(secure_api: SecureApi) -> None:
+    """Headers announcing a large body, and a few bytes of it: a stranger gets 401 and a
+    user without the right 403 at once, the server waiting for none of the rest (the
+    connection's timeout is 5 s) and hanging up rather than reading it."""
+    bob_cert = pki.client_certificate(secure_api.ca, "bob", [], datetime.now(UTC))
+    bob_cert.write(secure_api.directory / "b.crt", secure_api.directory / "b.key")
+    bob = ssl.create_default_context(cadata=secure_api.ca.certificate_pem().decode())
+    bob.load_cert_chain(secure_api.directory / "b.crt", secure_api.directory / "b.key")
+    stranger = ssl.create_default_context(cadata=secure_api.ca.certificate_pem().decode())
+    url = urlsplit(secure_api.url)
+    for context, code in ((stranger, 401), (bob, 403)):
+        for length in (2 * 1024 * 1024, 300 * 1024 * 1024, None):  # None: chunked
+            conn = http.client.HTTPSConnection(url.hostname or "", url.port, context=context,
+                                               timeout=5)  # fmt: skip
+            conn.putrequest("POST", CONFIGMAPS)
+            conn.putheader("Content-Type", "application/json")
+            if length is None:
+                conn.putheader("Transfer-Encoding", "chunked")
+            else:
+                conn.putheader("Content-Length", str(length))
+            conn.endheaders()
+            start = b'{"metadata": {"name": "big"}, "data": {"a": "'
+            conn.send(start if length is not None else b"%x\r\n%s\r\n" % (len(start), start))
+            response = conn.getresponse()
+            assert (response.status, length) == (code, length)
+            assert json.loads(response.read())["code"] == code
+            assert response.getheader("connection") == "close"
+            conn.close()
+    assert secure_api.store.list(CONFIG_MAP, "default").items == []
 
 
 # --- authorization -------------------------------------------------------------------------
