@@ -5,11 +5,13 @@ access reviews kubectl asks, escalation, and the audit log."""
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import ssl
 import subprocess
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -114,6 +116,37 @@ def test_an_expired_bootstrap_token_is_401(secure_api: SecureApi) -> None:
     secure_api.store.create(bootstrap_token_secret(token, [], expired))
     with raw(secure_api, headers={"Authorization": f"Bearer {token}"}) as client:
         assert client.get("/version").status_code == 401
+
+
+def test_a_body_is_read_only_once_its_sender_is_known_and_allowed(secure_api: SecureApi) -> None:
+    """Headers announcing a large body, and a few bytes of it: a stranger gets 401 and a
+    user without the right 403 at once, the server waiting for none of the rest (the
+    connection's timeout is 5 s) and hanging up rather than reading it."""
+    bob_cert = pki.client_certificate(secure_api.ca, "bob", [], datetime.now(UTC))
+    bob_cert.write(secure_api.directory / "b.crt", secure_api.directory / "b.key")
+    bob = ssl.create_default_context(cadata=secure_api.ca.certificate_pem().decode())
+    bob.load_cert_chain(secure_api.directory / "b.crt", secure_api.directory / "b.key")
+    stranger = ssl.create_default_context(cadata=secure_api.ca.certificate_pem().decode())
+    url = urlsplit(secure_api.url)
+    for context, code in ((stranger, 401), (bob, 403)):
+        for length in (2 * 1024 * 1024, 300 * 1024 * 1024, None):  # None: chunked
+            conn = http.client.HTTPSConnection(url.hostname or "", url.port, context=context,
+                                               timeout=5)  # fmt: skip
+            conn.putrequest("POST", CONFIGMAPS)
+            conn.putheader("Content-Type", "application/json")
+            if length is None:
+                conn.putheader("Transfer-Encoding", "chunked")
+            else:
+                conn.putheader("Content-Length", str(length))
+            conn.endheaders()
+            start = b'{"metadata": {"name": "big"}, "data": {"a": "'
+            conn.send(start if length is not None else b"%x\r\n%s\r\n" % (len(start), start))
+            response = conn.getresponse()
+            assert (response.status, length) == (code, length)
+            assert json.loads(response.read())["code"] == code
+            assert response.getheader("connection") == "close"
+            conn.close()
+    assert secure_api.store.list(CONFIG_MAP, "default").items == []
 
 
 # --- authorization -------------------------------------------------------------------------
@@ -268,6 +301,94 @@ def test_the_audit_log_has_one_event_per_request(secure_api: SecureApi) -> None:
     assert health["requestURI"] == "/healthz" and health["responseStatus"]["code"] == 200
     assert unauthorized["responseStatus"]["code"] == 401 and unauthorized["user"] == {}
     assert (secure_api.audit_log.stat().st_mode & 0o777) == 0o600
+
+
+# --- watch ---------------------------------------------------------------------------------
+
+
+def configmap_role(*verbs: str) -> list[dict[str, Any]]:
+    """A Role with these verbs on ConfigMaps in default, bound to bob."""
+    role, binding = reader_role()
+    return [{**role, "rules": [{**role["rules"][0], "verbs": list(verbs)}]}, binding]
+
+
+def test_a_named_get_with_watch_true_is_a_get_and_a_watch_needs_the_watch_verb(
+    secure_api: SecureApi,
+) -> None:
+    with secure_api.client("admin", "system:masters") as admin:
+        admin.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}})
+        for obj in configmap_role("get"):
+            admin.create(obj)
+    once = {"watch": "true", "timeoutSeconds": "1"}
+    with secure_api.client("bob") as bob:
+        # As kube-apiserver serves it: a get of one object, authorized as get, not a stream.
+        named = bob._http.get(f"{CONFIGMAPS}/cm", params=once)
+        assert named.status_code == 200
+        assert named.json()["kind"] == "ConfigMap"
+        assert named.json()["metadata"]["name"] == "cm"
+        # A watch, of the collection or (the legacy path) of the one object, needs watch.
+        for path in (CONFIGMAPS, "/api/v1/watch/namespaces/default/configmaps/cm"):
+            denied = bob._http.get(path, params=once)
+            assert denied.status_code == 403, path
+            assert 'cannot watch resource "configmaps"' in denied.json()["message"]
+    with secure_api.client("admin", "system:masters") as admin:
+        role = admin.get(ROLE, "cm-reader", "default")
+        role["rules"][0]["verbs"] = ["get", "watch"]
+        admin.update(role)
+    with secure_api.client("bob") as bob:
+        for path in (CONFIGMAPS, "/api/v1/watch/namespaces/default/configmaps/cm"):
+            watched = bob._http.get(path, params=once)
+            assert watched.status_code == 200, path
+            events = [json.loads(line) for line in watched.text.splitlines()]
+            assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+                ("ADDED", "cm")
+            ]
+        # A watch path serves watches only: watch rights write nothing through it.
+        legacy = "/api/v1/watch/namespaces/default/configmaps"
+        for method, path, body in (
+            ("DELETE", f"{legacy}/cm", None),
+            ("PUT", f"{legacy}/cm", {"apiVersion": "v1", "kind": "ConfigMap",
+                                      "metadata": {"name": "cm"}, "data": {"a": "b"}}),
+            ("POST", legacy, {"apiVersion": "v1", "kind": "ConfigMap",
+                              "metadata": {"name": "new"}}),
+        ):  # fmt: skip
+            refused = bob._http.request(method, path, json=body)
+            assert refused.status_code == 405, method
+            assert refused.json()["reason"] == "MethodNotAllowed"
+    assert "data" not in secure_api.store.get(CONFIG_MAP, "cm", "default")
+    names = [o["metadata"]["name"] for o in secure_api.store.list(CONFIG_MAP, "default").items]
+    assert names == ["cm"]
+
+
+def test_a_watch_of_a_subresource_or_of_a_kind_never_stored_is_refused(
+    secure_api: SecureApi,
+) -> None:
+    deployments = "/apis/apps/v1/namespaces/default/deployments"
+    reviews = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    once = {"watch": "true", "timeoutSeconds": "1"}
+    with secure_api.client("admin", "system:masters") as admin:
+        admin.create(
+            {"apiVersion": "apps/v1", "kind": "Deployment",
+             "metadata": {"name": "web", "namespace": "default"},
+             "spec": {"selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}},
+                                   "spec": {"containers": [{"name": "a", "image": "nginx"}]}}}}
+        )  # fmt: skip
+        http = admin._http
+        # No watch of a subresource: the legacy path is refused, like other verbs it lacks...
+        legacy = http.get("/apis/apps/v1/watch/namespaces/default/deployments/web/status")
+        assert legacy.status_code == 405
+        assert legacy.json()["reason"] == "MethodNotAllowed"
+        # ...and watch=true on it is a get of it, as for any named object.
+        status = http.get(f"{deployments}/web/status", params=once)
+        assert status.status_code == 200
+        assert status.json()["kind"] == "Deployment"
+        # Access reviews are never stored: nothing to list, nothing to watch.
+        assert http.get(reviews).status_code == 405
+        for path in (reviews, "/apis/authorization.k8s.io/v1/watch/selfsubjectaccessreviews"):
+            refused = http.get(path, params=once)
+            assert refused.status_code == 405, path
+            assert refused.json()["reason"] == "MethodNotAllowed"
 
 
 # --- kubectl -------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import uvicorn
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.authentication import UserInfo
-from fleetwarden.api.errors import BadRequest, RequestEntityTooLarge, StatusError
+from fleetwarden.api.authorization import Attributes
+from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
@@ -131,24 +132,24 @@ class App:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http":
-            try:
-                body = await read_body(scope, receive)
-            except RequestEntityTooLarge as exc:
-                response = status_response(exc)
-                response.headers.append(("connection", "close"))  # the rest goes unread
-                await _send(send, response)
-                return
-            request = Request.from_scope(scope, body)
+            # Who asks and whether they may come from the scope and headers alone: the body
+            # is read only for a request allowed, so a stranger's costs nothing to refuse.
+            request = Request.from_scope(scope)
             audit = RequestAudit(scope, request, self.security.audit)
             send = audit.recording(send)
+            unread = _announces_body(request)
             try:
                 user = audit.authenticated(*self.security.user_of(scope, request))
-                await self._serve(request, user, audit, receive, send)
+                attributes = self._authorize(request, user, audit)
+                request.body = await read_body(scope, receive)
+                unread = False
+                await self._serve(request, attributes, user, receive, send)
             except StatusError as exc:
-                await _send(send, status_response(exc))
+                await _send(send, _unread(status_response(exc), unread))
             except Exception as exc:
                 log.exception("%s %s", request.method, request.path)
-                await _send(send, status_response(StatusError(f"Internal error occurred: {exc}")))
+                error = StatusError(f"Internal error occurred: {exc}")
+                await _send(send, _unread(status_response(error), unread))
             finally:
                 audit.complete()
 
@@ -163,14 +164,23 @@ class App:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _serve(
-        self, request: Request, user: UserInfo, audit: RequestAudit, receive: Receive, send: Send
-    ) -> None:
+    def _authorize(self, request: Request, user: UserInfo, audit: RequestAudit) -> Attributes:
+        """What the request asks, if the user may; 403 otherwise."""
         attributes = request_attributes(user, request)
         decision = self.security.authorizer.authorize(attributes)
         audit.authorized(attributes, decision)
         if not decision.allowed:
             raise forbidden(attributes, decision.reason)
+        return attributes
+
+    async def _serve(
+        self,
+        request: Request,
+        attributes: Attributes,
+        user: UserInfo,
+        receive: Receive,
+        send: Send,
+    ) -> None:
         parsed = group_version(request.path)
         if parsed is None:
             await _send(send, self._plain(request))
@@ -180,7 +190,10 @@ class App:
             await _send(send, self._group_version(group, version))
             return
         target = resource_path(group, version, segments, self.registry)
-        if request.method == "GET" and (target.legacy_watch or request.flag("watch")):
+        # One decision of what a watch is, the one authorized: a GET of a collection with
+        # watch=true, or any request on a legacy /watch/ path. A named GET with watch=true
+        # is a get, as kube-apiserver serves it.
+        if attributes.verb == "watch":
             await self._watch(request, target, receive, send)
             return
         await _send(send, await self._run(lambda: self._resource(request, target, user)))
@@ -299,6 +312,9 @@ class App:
     async def _watch(
         self, request: Request, target: ResourcePath, receive: Receive, send: Send
     ) -> None:
+        # Only a GET watches; there is no watch of a subresource, nor of a kind never stored.
+        if request.method != "GET" or target.subresource is not None or not target.info.stored:
+            raise MethodNotAllowed()
         if self._closed:
             raise StatusError("the server is shutting down")
         media = request.accept(_READ_OFFERS)
@@ -416,6 +432,19 @@ def _warning(message: str) -> str:
     """An RFC 7234 warning header value, as the API server sends field warnings."""
     escaped = message.replace("\\", "\\\\").replace('"', '\\"')
     return f'299 - "{escaped}"'
+
+
+def _announces_body(request: Request) -> bool:
+    length = request.headers.get("content-length")
+    return "transfer-encoding" in request.headers or (length is not None and length != "0")
+
+
+def _unread(response: Response, unread: bool) -> Response:
+    """The response, closing the connection if the request's body goes unread: nothing
+    more is read from a client refused (or sent too much) before its body was."""
+    if unread:
+        response.headers.append(("connection", "close"))
+    return response
 
 
 async def _send(send: Send, response: Response) -> None:

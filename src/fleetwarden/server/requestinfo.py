@@ -6,7 +6,11 @@ refused for lack of rights before it is found missing):
     /apis/{group}/{version}[/watch]/{resource}[/{name}[/{subresource}]]
 
 Any other path (discovery, /healthz, /openapi/v2...) is a non-resource request: its verb is
-the method's, lower-cased."""
+the method's, lower-cased.
+
+The verb is also what the server serves: a request is a watch exactly when its verb is
+`watch` (a GET of a collection with watch=true, or any request on a /watch/ path, which
+only a GET may make); a GET of one object with watch=true is a get, as upstream."""
 
 from __future__ import annotations
 

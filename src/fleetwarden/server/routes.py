@@ -33,7 +33,6 @@ class ResourcePath:
     namespace: str | None  # None: cluster-scoped, or every namespace (a list or watch)
     name: str | None = None
     subresource: str | None = None
-    legacy_watch: bool = False
 
 
 def group_version(path: str) -> tuple[str, str, list[str]] | None:
@@ -51,8 +50,7 @@ def resource_path(
 ) -> ResourcePath:
     """The resource the segments after `/api/v1` or `/apis/{group}/{version}` name; 404 if
     none is served there."""
-    legacy_watch = bool(segments) and segments[0] == "watch"
-    if legacy_watch:
+    if segments and segments[0] == "watch":  # a watch: requestinfo's verb says so
         segments = segments[1:]
     namespace: str | None = None
     if (
@@ -72,4 +70,4 @@ def resource_path(
         raise PathNotFound()
     if info.namespaced and namespace is None and name is not None:
         raise PathNotFound()  # a namespaced object is addressed in its namespace
-    return ResourcePath(info, namespace, name, subresource, legacy_watch)
+    return ResourcePath(info, namespace, name, subresource)
