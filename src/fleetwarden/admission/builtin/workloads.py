@@ -102,7 +102,7 @@ def _int_or_percent(value: int | str, path: Path) -> ErrorList:
     messages = is_valid_percent(value)
     if messages:
         return [path.invalid(value, m) for m in messages]
-    if int(value[:-1]) > 100:
+    if _atoi(value[:-1]) > 100:
         return [path.invalid(value, "must not be greater than 100%")]
     return []
 
@@ -112,8 +112,24 @@ def _amount(value: int | str) -> int:
     if isinstance(value, int):
         return value
     if not is_valid_percent(value):
-        return int(value[:-1])
-    return int(value) if re.fullmatch(r"[+-]?[0-9]+", value) else 0
+        return _atoi(value[:-1])
+    return _atoi(value)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _atoi(text: str) -> int:
+    """What strconv.Atoi returns, its error ignored: 0 for what is not a number, the int64
+    nearest to one out of range (which int() might not even convert: a few thousand digits
+    are past its limit)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return 0
+    significant = text.lstrip("+-").lstrip("0")
+    number = int(significant[:20] or "0")  # 20 digits are past int64 already
+    if text[0] == "-":
+        return max(-number, -_INT64_MAX - 1)
+    return min(number, _INT64_MAX)
 
 
 # --- apps/v1 -------------------------------------------------------------------------------------
