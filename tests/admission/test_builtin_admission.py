@@ -454,6 +454,13 @@ def test_cron_job_rules():
     assert admit(cron_job("@hourly", timeZone="Europe/Paris"))["spec"]["timeZone"]
 
 
+def test_a_time_zone_that_names_a_directory_is_unknown():
+    for zone in ("America", "Etc"):  # directories in the time zone database, not zones
+        assert errors(cron_job("@hourly", timeZone=zone)) == [
+            f'spec.timeZone: Invalid value: "{zone}": unknown time zone {zone}'
+        ]
+
+
 MANY = "9" * 5000  # past int64, and past the digits int() converts at all
 
 

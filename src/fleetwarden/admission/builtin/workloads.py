@@ -370,6 +370,6 @@ def _time_zone(zone: str, path: Path) -> ErrorList:
         return [path.invalid(zone, detail)]
     try:
         zoneinfo.ZoneInfo(zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a directory
         return unknown
     return []
