@@ -358,6 +358,26 @@ def test_replica_set_rules():
     ]
 
 
+BAD_SELECTOR = {"matchExpressions": [{"key": "app", "operator": "Has"}]}
+BAD_OPERATOR = ('spec.selector.matchExpressions[0].operator: Invalid value: "Has": not a valid '
+                "selector operator")  # fmt: skip
+SHOWN = '{"matchExpressions":[{"key":"app","operator":"Has"}]}'
+
+
+def test_a_selector_that_does_not_convert_skips_the_template():
+    no_containers = {"metadata": {"labels": {"app": "db"}}}
+    assert errors(workload("ReplicaSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, f"spec.selector: Invalid value: {SHOWN}: invalid label selector"
+    ]  # fmt: skip
+    assert errors(workload("StatefulSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, f"spec.selector: Invalid value: {SHOWN}"
+    ]  # fmt: skip
+    # A DaemonSet or a Job says nothing more of it, and checks its template all the same.
+    assert errors(workload("DaemonSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, "spec.template.spec.containers: Required value"
+    ]  # fmt: skip
+
+
 def test_stateful_set_rules():
     # As upstream, a StatefulSet's pod spec is left to the pods it makes.
     assert admit(workload("StatefulSet", template={"metadata": {"labels": {"app": "web"}}}))

@@ -34,16 +34,18 @@ from fleetwarden.semantics.validation import (
 
 SPEC = Path("spec")
 _NO_MATCH = "`selector` does not match template `labels`"
+_INVALID_SELECTOR = "invalid label selector"
 
 
 # --- selectors and templates ---------------------------------------------------------------------
 
 
 def _selector(
-    spec: Obj, noun: str | None, *, required: bool = True
+    spec: Obj, noun: str | None, *, required: bool = True, invalid: str | None = None
 ) -> tuple[ErrorList, Selector | None]:
-    """The selector's errors (an empty one refused for `noun` if given), and the
-    labels.Selector it converts to, None if it does not; a nil one matches nothing."""
+    """The selector's errors (an empty one refused for `noun` if given; one that does not
+    convert, with detail `invalid` if given), and the labels.Selector it converts to, None
+    if it does not; a nil one matches nothing."""
     raw = spec.get("selector")
     path = SPEC.child("selector")
     if raw is None:
@@ -55,7 +57,7 @@ def _selector(
     try:
         return errs, as_selector(selector)
     except SelectorError:
-        return errs, None
+        return errs + ([] if invalid is None else [path.invalid(raw, invalid)]), None
 
 
 def _labels_match(selector: Selector | None, template: Obj, path: Path) -> ErrorList:
@@ -83,7 +85,7 @@ def _replica_set_template(spec: Obj, selector: Selector) -> ErrorList:
     """ValidatePodTemplateSpecForReplicaSet (Deployments' too)."""
     path = SPEC.child("template")
     template = spec.get("template") or {}
-    errs = [] if selector.empty() else _labels_match(selector, template, path)
+    errs = _labels_match(selector, template, path)  # an empty selector matches any labels
     errs += validate_pod_template(template, path)
     return errs + _always_restarted(template, path, "ReplicaSet")
 
@@ -138,11 +140,9 @@ def _atoi(text: str) -> int:
 def validate_deployment(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
     errs = _nonnegative(spec, "replicas")
-    selector_errs, selector = _selector(spec, "deployment")
+    selector_errs, selector = _selector(spec, "deployment", invalid=_INVALID_SELECTOR)
     errs += selector_errs
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], "invalid label selector"))
-    else:
+    if selector is not None:
         errs += _replica_set_template(spec, selector)
     errs += _deployment_strategy(spec.get("strategy"), SPEC.child("strategy"))
     errs += _nonnegative(spec, "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
@@ -179,12 +179,10 @@ def _deployment_strategy(strategy: Obj | None, path: Path) -> ErrorList:
 def validate_replica_set(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
     errs = _nonnegative(spec, "replicas", "minReadySeconds")
-    selector_errs, selector = _selector(spec, "deployment")  # sic: upstream's word
+    # sic: upstream's word
+    selector_errs, selector = _selector(spec, "deployment", invalid=_INVALID_SELECTOR)
     errs += selector_errs
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], "invalid label selector"))
-        return errs
-    return errs + _replica_set_template(spec, selector)
+    return errs if selector is None else errs + _replica_set_template(spec, selector)
 
 
 def validate_stateful_set(obj: Obj, old: Obj | None) -> ErrorList:
@@ -201,14 +199,12 @@ def validate_stateful_set(obj: Obj, old: Obj | None) -> ErrorList:
         errs += one_of(retention, field, ("Retain", "Delete"), path)
     errs += _nonnegative(spec, "replicas", "minReadySeconds")
     errs += _nonnegative(spec.get("ordinals") or {}, "start", path=SPEC.child("ordinals"))
-    selector_errs, selector = _selector(spec, "statefulset")
+    selector_errs, selector = _selector(spec, "statefulset", invalid="")
     errs += selector_errs
     template = spec.get("template") or {}
     path = SPEC.child("template")
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], ""))
-    else:
-        errs += [] if selector.empty() else _labels_match(selector, template, path)
+    if selector is not None:
+        errs += _labels_match(selector, template, path)  # an empty selector matches any labels
         meta = template.get("metadata") or {}
         errs += validate_labels(meta.get("labels"), path.child("labels"))
     return errs + _always_restarted(template, path, "StatefulSet")
