@@ -358,6 +358,26 @@ def test_replica_set_rules():
     ]
 
 
+BAD_SELECTOR = {"matchExpressions": [{"key": "app", "operator": "Has"}]}
+BAD_OPERATOR = ('spec.selector.matchExpressions[0].operator: Invalid value: "Has": not a valid '
+                "selector operator")  # fmt: skip
+SHOWN = '{"matchExpressions":[{"key":"app","operator":"Has"}]}'
+
+
+def test_a_selector_that_does_not_convert_skips_the_template():
+    no_containers = {"metadata": {"labels": {"app": "db"}}}
+    assert errors(workload("ReplicaSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, f"spec.selector: Invalid value: {SHOWN}: invalid label selector"
+    ]  # fmt: skip
+    assert errors(workload("StatefulSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, f"spec.selector: Invalid value: {SHOWN}"
+    ]  # fmt: skip
+    # A DaemonSet or a Job says nothing more of it, and checks its template all the same.
+    assert errors(workload("DaemonSet", selector=BAD_SELECTOR, template=no_containers)) == [
+        BAD_OPERATOR, "spec.template.spec.containers: Required value"
+    ]  # fmt: skip
+
+
 def test_stateful_set_rules():
     # As upstream, a StatefulSet's pod spec is left to the pods it makes.
     assert admit(workload("StatefulSet", template={"metadata": {"labels": {"app": "web"}}}))
@@ -452,6 +472,53 @@ def test_cron_job_rules():
         "spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0",
     ]
     assert admit(cron_job("@hourly", timeZone="Europe/Paris"))["spec"]["timeZone"]
+
+
+def test_a_time_zone_that_names_a_directory_is_unknown():
+    for zone in ("America", "Etc"):  # directories in the time zone database, not zones
+        assert errors(cron_job("@hourly", timeZone=zone)) == [
+            f'spec.timeZone: Invalid value: "{zone}": unknown time zone {zone}'
+        ]
+
+
+MANY = "9" * 5000  # past int64, and past the digits int() converts at all
+
+
+def test_numbers_of_thousands_of_digits_are_field_errors():
+    assert errors(cron_job(MANY + " * * * *")) == [
+        f'spec.schedule: Invalid value: "{MANY} * * * *": failed to parse int from {MANY}: '
+        f'strconv.Atoi: parsing "{MANY}": value out of range'
+    ]
+    assert errors(cron_job(f"@every {MANY}s")) == [
+        f'spec.schedule: Invalid value: "@every {MANY}s": failed to parse duration @every '
+        f'{MANY}s: time: invalid duration "{MANY}s"'
+    ]
+    rolling = "spec.strategy.rollingUpdate"
+    assert errors(deployment(strategy={"rollingUpdate": {"maxSurge": MANY + "%"}})) == [
+        f'{rolling}.maxSurge: Invalid value: "{MANY}%": must not be greater than 100%'
+    ]
+    # Not a percentage, but a number, so not 0: Go's IntValue() is its int64 nearest.
+    surge = {"maxSurge": MANY, "maxUnavailable": 0}
+    assert errors(deployment(strategy={"rollingUpdate": surge})) == [
+        f'{rolling}.maxSurge: Invalid value: "{MANY}": a valid percent string must be a '
+        "numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for "
+        "validation is '[0-9]+%')"
+    ]
+    strategy = {"rollingUpdate": {"maxUnavailable": MANY + "%"}}
+    assert errors(workload("StatefulSet", updateStrategy=strategy)) == [
+        f'spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: "{MANY}%": must not '
+        "be greater than 100%"
+    ]
+    strategy = {"rollingUpdate": {"maxSurge": MANY + "%"}}
+    at = f'spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "{MANY}%"'
+    assert errors(workload("DaemonSet", updateStrategy=strategy)) == [
+        f"{at}: must not be greater than 100%",
+        f"{at}: may not be set when maxUnavailable is non-zero",
+    ]
+    # Leading zeros count for nothing, as in Go.
+    half = "0" * 5000 + "50%"
+    assert admit(deployment(strategy={"rollingUpdate": {"maxSurge": half}}))
+    assert admit(cron_job("0" * 5000 + "1 * * * *"))
 
 
 # --- Service and Pod -------------------------------------------------------------------------

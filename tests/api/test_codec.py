@@ -82,6 +82,17 @@ def test_nesting_up_to_the_bound_is_read_and_past_it_refused(load: object) -> No
     assert time.monotonic() - started < 2
 
 
+def test_json_with_an_unterminated_string_is_refused_in_linear_time() -> None:
+    # Deep enough to need a depth check, then a string of escaped quotes that never ends:
+    # a regex that strips strings before counting brackets backtracks quadratically on it
+    # (about 40 s at this size).
+    body = "[" * (MAX_DEPTH + 1) + '"' + '\\"' * 50_000
+    started = time.monotonic()
+    with pytest.raises(ValueError):  # not JSON, or too deep: either way refused
+        load_json(body.encode())
+    assert time.monotonic() - started < 2
+
+
 def test_yaml_nesting_is_counted_with_aliases_expanded() -> None:
     deep = f"a: &a {nested(60)}\nb: {nested(60, '*a')}\n"
     with pytest.raises(DocumentError, match=r"^yaml: exceeded max depth of 100$"):

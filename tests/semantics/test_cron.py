@@ -8,10 +8,13 @@ from fleetwarden.semantics.cron import CronError, parse_standard
 @pytest.mark.parametrize(
     "spec",
     ["* * * * *", "*/15 0-6 1,15 * mon-fri", "0 0 1 JAN,jul ?", "5/10 * * * 0", "@weekly",
-     "@every 90s", "CRON_TZ=UTC 0 3 * * *"],
+     "@every 90s", "CRON_TZ=UTC 0 3 * * *", "0" * 5000 + "1 * * * *", "@every 0001s"],
 )  # fmt: skip
 def test_accepted(spec: str) -> None:
     parse_standard(spec)
+
+
+MANY = "9" * 5000
 
 
 @pytest.mark.parametrize(
@@ -27,6 +30,13 @@ def test_accepted(spec: str) -> None:
         ("0 0 * * fri-", 'failed to parse int from : strconv.Atoi: parsing "": invalid syntax'),
         ("@every tomorrow", 'failed to parse duration @every tomorrow: time: invalid duration '
          '"tomorrow"'),
+        # Past int64, and (at 5000 digits) past what int() converts: out of range, as Go says.
+        ("0 0 * * 99999999999999999999", "failed to parse int from 99999999999999999999: "
+         'strconv.Atoi: parsing "99999999999999999999": value out of range'),
+        (MANY + " * * * *", f'failed to parse int from {MANY}: strconv.Atoi: parsing "{MANY}": '
+         "value out of range"),
+        ("@every " + MANY + "s", f"failed to parse duration @every {MANY}s: time: invalid "
+         f'duration "{MANY}s"'),
     ],
 )  # fmt: skip
 def test_refused(spec: str, message: str) -> None:

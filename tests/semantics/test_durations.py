@@ -65,6 +65,7 @@ PARSE = [
     ("-2562047h47m16.854775808s", MIN),
     ("0.100000000000000000000h", 6 * MINUTE),
     ("0.830103483285477580700h", 49 * MINUTE + 48 * SECOND + 372539827),
+    ("0" * 5000 + "1s", SECOND),
     # the brief's own examples
     ("300ms", 300 * MILLISECOND),
     ("1.5h", 90 * MINUTE),
@@ -104,6 +105,9 @@ ERRORS = [
     ("3000000h", 'time: invalid duration "3000000h"'),
     ("9223372036854775.808us", 'time: invalid duration "9223372036854775.808us"'),
     ("9223372036854ms775us808ns", 'time: invalid duration "9223372036854ms775us808ns"'),
+    # leadingInt overflows before the unit is read; int() would refuse 5000 digits itself.
+    ("99999999999999999999y", 'time: invalid duration "99999999999999999999y"'),
+    ("9" * 5000 + "s", f'time: invalid duration "{"9" * 5000}s"'),
 ]
 
 

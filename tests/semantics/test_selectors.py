@@ -257,6 +257,20 @@ def test_requirement_errors(key: str, op: str, values: list[str] | None, message
     assert str(err.value) == message
 
 
+def test_gt_and_lt_take_only_int64s_however_many_digits() -> None:
+    # Past a few thousand digits int() refuses with a ValueError of its own.
+    too_many = "9" * 5000
+    with pytest.raises(SelectorError, match="the value must be an integer"):
+        new_requirement("a", "gt", [too_many])
+    with pytest.raises(SelectorError, match="the value must be an integer"):
+        parse_selector("a>" + too_many)
+    assert new_requirement("a", "gt", ["0"]).matches({"a": "0" * 5000 + "1"})
+    assert not new_requirement("a", "lt", ["1"]).matches({"a": "-" + too_many})
+    lowest = Requirement("a", Operator.LESS_THAN, ("-9223372036854775807",))
+    assert lowest.matches({"a": "-9223372036854775808"})
+    assert not lowest.matches({"a": "-9223372036854775809"})
+
+
 def test_requirement_errors_aggregate() -> None:
     with pytest.raises(SelectorError) as err:
         new_requirement("a" * 254, Operator.IN, [])

@@ -270,6 +270,13 @@ def test_a_continue_token_nested_too_deep_is_a_400(api: Api) -> None:
     assert_bad_request(reply, "invalid continue token: exceeded max depth of 100")
 
 
+def test_a_label_selector_of_thousands_of_digits_is_a_400(api: Api) -> None:
+    many = "9" * 5000  # past int64, and past the digits int() converts at all
+    reply = api.get(f"{DEPLOYMENTS}?labelSelector=a>{many}")
+    assert reply.status == 400
+    assert "the value must be an integer" in reply.json["message"]
+
+
 def test_nan_is_not_json(api: Api) -> None:
     body = json.dumps(deployment()).replace('"replicas": 1', '"replicas": NaN').encode()
     reply = api.post(DEPLOYMENTS, body)

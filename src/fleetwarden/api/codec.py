@@ -5,7 +5,7 @@ Python's own decoders refuse nothing by shape. `json.loads` of an array nested 1
 deep overflows the interpreter's stack (a RecursionError, which no caller expects), and
 PyYAML composes an alias as the very node its anchor names, so 400 bytes of "billion
 laughs" become a billion nodes for the first code that walks the result. These decoders
-refuse both with a DocumentError (a ValueError) before anything walks the document:
+refuse both with a DocumentError (a ValueError) before any caller walks it:
 
 - nesting deeper than MAX_DEPTH objects and arrays (kube objects nest a few dozen at
   most; Go's decoders stop at 10000, Python's stack much earlier);
@@ -20,9 +20,7 @@ YAML is read as yaml.safe_load reads it, but with aliases expanded into copies.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from itertools import accumulate
 from typing import Any
 
 import yaml
@@ -53,33 +51,22 @@ def _refuse_constant(constant: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def load_json(data: bytes | str) -> Any:
     """The JSON document (UTF-8, as Go reads it); DocumentError if it nests deeper than
     MAX_DEPTH or uses NaN or Infinity, json.JSONDecodeError (a ValueError too) if it is
     not JSON."""
-    if isinstance(data, str):
-        text, brackets = data, data.count("[") + data.count("{")
-    else:
-        text, brackets = data.decode("utf-8", "replace"), data.count(b"[") + data.count(b"{")
-    # No more brackets than MAX_DEPTH cannot nest deeper: the usual object costs two counts.
-    if brackets > MAX_DEPTH and _json_depth(text) > MAX_DEPTH:
-        raise DocumentError(f"exceeded max depth of {MAX_DEPTH}")
+    text = data if isinstance(data, str) else data.decode("utf-8", "replace")
+    # The decoder is linear and stops a document nested past the interpreter's recursion
+    # limit with a RecursionError; what nests deeper than MAX_DEPTH but not that deep is
+    # decoded, then refused by check_depth, which walks it without recursion.
     try:
-        return _DECODER.decode(text)
-    except RecursionError:  # only if the caller's own stack is nearly spent
+        value = _DECODER.decode(text)
+    except RecursionError:
         raise DocumentError(f"exceeded max depth of {MAX_DEPTH}") from None
-
-
-def _json_depth(text: str) -> int:
-    """How deep the arrays and objects nest, found without parsing: the highest running
-    count of the brackets outside strings (a C loop, no Python code per bracket)."""
-    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
+    check_depth(value)
+    return value
 
 
 def check_depth(value: Any) -> None:

@@ -101,7 +101,11 @@ def _int(expr: str) -> int:
     digits = expr[1:] if expr[:1] in ("+", "-") else expr
     if not digits.isascii() or not digits.isdigit():
         raise _atoi_error(expr, "invalid syntax")
-    number = int(expr)
+    significant = digits.lstrip("0")
+    # More than 19 digits are past int64 (and may be past what int() will convert).
+    if len(significant) > len(str(_INT_MAX)):
+        raise _atoi_error(expr, "value out of range")
+    number = int(significant or "0") * (-1 if expr[:1] == "-" else 1)
     if abs(number) > _INT_MAX:
         raise _atoi_error(expr, "value out of range")
     if number < 0:

@@ -75,6 +75,11 @@ def _component(rest: str, text: str) -> tuple[int, str]:
     match = _COMPONENT.match(rest)
     assert match is not None  # every part of the pattern may be empty
     whole, frac, unit = match["int"], match["frac"] or "", match["unit"]
+    # leadingInt's overflow, refused before the unit is looked at. Twenty digits are past it
+    # (and a few thousand past what int() will convert at all).
+    significant = whole.lstrip("0")
+    if len(significant) > len(str(_LIMIT)) or int(significant or "0") > _LIMIT:
+        raise _invalid(text)
     if not whole and not frac:  # no digits at all, as in ".s"
         raise _invalid(text)
     if not unit:
@@ -82,7 +87,7 @@ def _component(rest: str, text: str) -> tuple[int, str]:
     if unit not in _UNITS:
         raise DurationError(f"time: unknown unit {_quote(unit)} in duration {_quote(text)}")
     scale_ns = _UNITS[unit]
-    value = int(whole) if whole else 0
+    value = int(significant or "0")
     if value > _LIMIT // scale_ns:
         raise _invalid(text)
     value *= scale_ns

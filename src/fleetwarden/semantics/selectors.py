@@ -68,7 +68,11 @@ def _int64(text: str) -> int | None:
     """strconv.ParseInt(text, 10, 64), or None where Go reports an error."""
     if not _INT64.fullmatch(text):
         return None
-    value = int(text)
+    sign, digits = (text[0], text[1:]) if text[0] in "+-" else ("", text)
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > 19:  # past int64, and a few thousand past what int() will convert
+        return None
+    value = int(sign + digits)
     return value if -(1 << 63) <= value < (1 << 63) else None
 
 

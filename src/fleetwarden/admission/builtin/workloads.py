@@ -34,16 +34,18 @@ from fleetwarden.semantics.validation import (
 
 SPEC = Path("spec")
 _NO_MATCH = "`selector` does not match template `labels`"
+_INVALID_SELECTOR = "invalid label selector"
 
 
 # --- selectors and templates ---------------------------------------------------------------------
 
 
 def _selector(
-    spec: Obj, noun: str | None, *, required: bool = True
+    spec: Obj, noun: str | None, *, required: bool = True, invalid: str | None = None
 ) -> tuple[ErrorList, Selector | None]:
-    """The selector's errors (an empty one refused for `noun` if given), and the
-    labels.Selector it converts to, None if it does not; a nil one matches nothing."""
+    """The selector's errors (an empty one refused for `noun` if given; one that does not
+    convert, with detail `invalid` if given), and the labels.Selector it converts to, None
+    if it does not; a nil one matches nothing."""
     raw = spec.get("selector")
     path = SPEC.child("selector")
     if raw is None:
@@ -55,7 +57,7 @@ def _selector(
     try:
         return errs, as_selector(selector)
     except SelectorError:
-        return errs, None
+        return errs + ([] if invalid is None else [path.invalid(raw, invalid)]), None
 
 
 def _labels_match(selector: Selector | None, template: Obj, path: Path) -> ErrorList:
@@ -83,7 +85,7 @@ def _replica_set_template(spec: Obj, selector: Selector) -> ErrorList:
     """ValidatePodTemplateSpecForReplicaSet (Deployments' too)."""
     path = SPEC.child("template")
     template = spec.get("template") or {}
-    errs = [] if selector.empty() else _labels_match(selector, template, path)
+    errs = _labels_match(selector, template, path)  # an empty selector matches any labels
     errs += validate_pod_template(template, path)
     return errs + _always_restarted(template, path, "ReplicaSet")
 
@@ -102,7 +104,7 @@ def _int_or_percent(value: int | str, path: Path) -> ErrorList:
     messages = is_valid_percent(value)
     if messages:
         return [path.invalid(value, m) for m in messages]
-    if int(value[:-1]) > 100:
+    if _atoi(value[:-1]) > 100:
         return [path.invalid(value, "must not be greater than 100%")]
     return []
 
@@ -112,8 +114,24 @@ def _amount(value: int | str) -> int:
     if isinstance(value, int):
         return value
     if not is_valid_percent(value):
-        return int(value[:-1])
-    return int(value) if re.fullmatch(r"[+-]?[0-9]+", value) else 0
+        return _atoi(value[:-1])
+    return _atoi(value)
+
+
+_INT64_MAX = (1 << 63) - 1
+
+
+def _atoi(text: str) -> int:
+    """What strconv.Atoi returns, its error ignored: 0 for what is not a number, the int64
+    nearest to one out of range (which int() might not even convert: a few thousand digits
+    are past its limit)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return 0
+    significant = text.lstrip("+-").lstrip("0")
+    number = int(significant[:20] or "0")  # 20 digits are past int64 already
+    if text[0] == "-":
+        return max(-number, -_INT64_MAX - 1)
+    return min(number, _INT64_MAX)
 
 
 # --- apps/v1 -------------------------------------------------------------------------------------
@@ -122,11 +140,9 @@ def _amount(value: int | str) -> int:
 def validate_deployment(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
     errs = _nonnegative(spec, "replicas")
-    selector_errs, selector = _selector(spec, "deployment")
+    selector_errs, selector = _selector(spec, "deployment", invalid=_INVALID_SELECTOR)
     errs += selector_errs
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], "invalid label selector"))
-    else:
+    if selector is not None:
         errs += _replica_set_template(spec, selector)
     errs += _deployment_strategy(spec.get("strategy"), SPEC.child("strategy"))
     errs += _nonnegative(spec, "minReadySeconds", "revisionHistoryLimit", "progressDeadlineSeconds")
@@ -163,12 +179,10 @@ def _deployment_strategy(strategy: Obj | None, path: Path) -> ErrorList:
 def validate_replica_set(obj: Obj, old: Obj | None) -> ErrorList:
     spec = obj.get("spec") or {}
     errs = _nonnegative(spec, "replicas", "minReadySeconds")
-    selector_errs, selector = _selector(spec, "deployment")  # sic: upstream's word
+    # sic: upstream's word
+    selector_errs, selector = _selector(spec, "deployment", invalid=_INVALID_SELECTOR)
     errs += selector_errs
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], "invalid label selector"))
-        return errs
-    return errs + _replica_set_template(spec, selector)
+    return errs if selector is None else errs + _replica_set_template(spec, selector)
 
 
 def validate_stateful_set(obj: Obj, old: Obj | None) -> ErrorList:
@@ -185,14 +199,12 @@ def validate_stateful_set(obj: Obj, old: Obj | None) -> ErrorList:
         errs += one_of(retention, field, ("Retain", "Delete"), path)
     errs += _nonnegative(spec, "replicas", "minReadySeconds")
     errs += _nonnegative(spec.get("ordinals") or {}, "start", path=SPEC.child("ordinals"))
-    selector_errs, selector = _selector(spec, "statefulset")
+    selector_errs, selector = _selector(spec, "statefulset", invalid="")
     errs += selector_errs
     template = spec.get("template") or {}
     path = SPEC.child("template")
-    if selector is None:
-        errs.append(SPEC.child("selector").invalid(spec["selector"], ""))
-    else:
-        errs += [] if selector.empty() else _labels_match(selector, template, path)
+    if selector is not None:
+        errs += _labels_match(selector, template, path)  # an empty selector matches any labels
         meta = template.get("metadata") or {}
         errs += validate_labels(meta.get("labels"), path.child("labels"))
     return errs + _always_restarted(template, path, "StatefulSet")
@@ -354,6 +366,6 @@ def _time_zone(zone: str, path: Path) -> ErrorList:
         return [path.invalid(zone, detail)]
     try:
         zoneinfo.ZoneInfo(zone)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a directory
         return unknown
     return []
