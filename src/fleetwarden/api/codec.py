@@ -60,12 +60,14 @@ def load_json(data: bytes | str) -> Any:
     text = data if isinstance(data, str) else data.decode("utf-8", "replace")
     # The decoder is linear and stops a document nested past the interpreter's recursion
     # limit with a RecursionError; what nests deeper than MAX_DEPTH but not that deep is
-    # decoded, then refused by check_depth, which walks it without recursion.
+    # decoded, then refused by check_depth, which walks it without recursion. No more
+    # brackets than MAX_DEPTH cannot nest deeper: most objects need no walk.
     try:
         value = _DECODER.decode(text)
     except RecursionError:
         raise DocumentError(f"exceeded max depth of {MAX_DEPTH}") from None
-    check_depth(value)
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        check_depth(value)
     return value
 
 
