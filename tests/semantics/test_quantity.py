@@ -1,3 +1,4 @@
+import time
 from fractions import Fraction
 
 import pytest
@@ -39,6 +40,15 @@ def test_parse(text: str | int | float, amount: Fraction | int) -> None:
 def test_parse_refuses(text: str) -> None:
     with pytest.raises(QuantityError, match="quantities must match the regular expression"):
         parse_quantity(text)
+
+
+def test_an_exponent_beyond_any_resource_is_refused_at_once() -> None:
+    assert parse_quantity("2e1000") == 2 * 10**1000
+    for text in ("1e1001", "1e9999999", "1e" + "9" * 5000, "1e-1001"):
+        started = time.perf_counter()
+        with pytest.raises(QuantityError, match="quantities must match the regular expression"):
+            parse_quantity(text)
+        assert time.perf_counter() - started < 0.5, text
 
 
 def test_values_round_up_away_from_zero() -> None:

@@ -23,6 +23,9 @@ _DECIMAL_EXPONENTS |= {"P": 15, "E": 18}
 _DECIMAL_SUFFIXES = {exponent: suffix for suffix, exponent in _DECIMAL_EXPONENTS.items()}
 
 
+MAX_EXPONENT = 1000
+
+
 class QuantityError(ValueError):
     """Text that resource.ParseQuantity refuses."""
 
@@ -46,8 +49,13 @@ def _parse(text: str) -> Fraction:
         return amount * (1 << 10 * _BINARY_SUFFIXES.index(suffix))
     if suffix in _DECIMAL_EXPONENTS:
         return amount * Fraction(10) ** _DECIMAL_EXPONENTS[suffix]
-    if suffix[:1] in ("e", "E") and suffix[1:].lstrip("+-").isdigit():
-        return amount * Fraction(10) ** int(suffix[1:])
+    digits = suffix[1:].lstrip("+-")
+    # An exact 10**exponent costs time and memory in proportion to the exponent: past
+    # MAX_EXPONENT (far beyond any resource) the quantity is refused, not computed.
+    if suffix[:1] in ("e", "E") and digits.isdigit() and len(digits.lstrip("0")) <= 4:
+        exponent = int(suffix[1:])
+        if abs(exponent) <= MAX_EXPONENT:
+            return amount * Fraction(10) ** exponent
     raise QuantityError(QUANTITY_FORMAT_ERROR)
 
 
