@@ -195,6 +195,7 @@ def test_json_patch_rfc6902_a13_an_invalid_document_is_refused() -> None:
     [
         ([{"op": "remove", "path": "/missing"}], "missing member"),
         ([{"op": "replace", "path": "/list/5", "value": 1}], "index past the end"),
+        ([{"op": "add", "path": "/list/" + "9" * 5000, "value": 1}], "an index of 5,000 digits"),
         ([{"op": "add", "path": "/list/01", "value": 1}], "leading zero"),
         ([{"op": "remove", "path": "/list/-"}], "'-' only adds"),
         ([{"op": "move", "from": "/obj", "path": "/obj/inner"}], "into its own child"),

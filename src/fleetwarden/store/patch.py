@@ -119,7 +119,7 @@ def _index(array: list[Any], token: str, pointer: str, *, end_ok: bool) -> int:
         return len(array)
     if not token.isdigit() or (token != "0" and token.startswith("0")):
         raise PatchError(f"{pointer}: invalid array index {token!r}")
-    index = int(token)
+    index = int(token) if len(token) <= 18 else len(array) + 1  # past any array, whatever
     if index > len(array) or (index == len(array) and not end_ok):
         raise PatchError(f"{pointer}: array index {index} out of bounds")
     return index
