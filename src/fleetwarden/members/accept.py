@@ -16,6 +16,7 @@ from fleetwarden.api.certificates import (
     CertificateSigningRequest,
     with_approval,
 )
+from fleetwarden.api.errors import NotFound
 from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP, CLUSTER_NAME_LABEL
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.client.client import Client
@@ -35,20 +36,29 @@ def accept(
     say: Callable[[str], None] = lambda line: None,
     command: str = "fleetwarden",
 ) -> None:
-    """Approve the cluster's bootstrap CSRs (waiting up to `wait` seconds for one), then
-    accept it; ClientError when no request could be approved. A missing cluster is NotFound
-    before anything is approved."""
-    managed = client.get(MANAGED_CLUSTER, cluster)
+    """Approve the cluster's bootstrap CSRs once the cluster exists (waiting up to `wait`
+    seconds for both), then accept it. NotFound when the cluster never came, ClientError
+    when no request could be approved; nothing is approved for a missing cluster."""
     deadline = time.monotonic() + wait
-    while not _approve_requests(client, cluster, say, command):
+    while not (_exists(client, cluster) and _approve_requests(client, cluster, say, command)):
         if time.monotonic() >= deadline:
+            client.get(MANAGED_CLUSTER, cluster)  # NotFound, if that is what is missing
             raise ClientError(f"no csr is approved yet for cluster {cluster}")
         time.sleep(POLL_INTERVAL)
+    managed = client.get(MANAGED_CLUSTER, cluster)
     if (managed.get("spec") or {}).get("hubAcceptsClient"):
         say(f"hubAcceptsClient already set for managed cluster {cluster}")
         return
     client.patch(MANAGED_CLUSTER, cluster, "", {"spec": {"hubAcceptsClient": True}})
     say(f"set hubAcceptsClient to true for managed cluster {cluster}")
+
+
+def _exists(client: Client, cluster: str) -> bool:
+    try:
+        client.get(MANAGED_CLUSTER, cluster)
+    except NotFound:
+        return False
+    return True
 
 
 def _approve_requests(
