@@ -47,10 +47,12 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
     data_dir = tmp_path_factory.mktemp("hub")
     audit = data_dir / "audit.log"
     hub = Hub(data_dir, ["--members=2", "--ocm-members=1", f"--audit-log-path={audit}", *SETTINGS])
-    client = hub.start()
-    eventually(lambda: all(ready(client, m) for m in ("member1", "member2")), 30, "Ready members")
-    eventually(lambda: accepted(client, "cluster1"), 30, "cluster1 accepted and joined")
-    try:
+    try:  # stopped even when it never got ready: no hub outlives the tests
+        client = hub.start()
+        eventually(
+            lambda: all(ready(client, m) for m in ("member1", "member2")), 30, "Ready members"
+        )
+        eventually(lambda: accepted(client, "cluster1"), 30, "cluster1 accepted and joined")
         yield hub
     finally:
         hub.stop()
