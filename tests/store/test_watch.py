@@ -186,13 +186,18 @@ def test_a_watch_whose_reader_falls_behind_its_buffer_is_ended(make_store: MakeS
     assert drain(resumed) == [("ADDED", "h", 8), ("ADDED", "i", 9)]
 
 
-def test_one_write_is_queued_whole_however_many_events_it_makes(
-    make_store: MakeStore,
-) -> None:
-    store = make_store(watch_buffer=3)
+def test_the_collectors_writes_follow_the_owners_each_its_own(make_store: MakeStore) -> None:
+    # As kube's garbage collector: each dependent is deleted by a write of its own, after
+    # the owner's (so a watch that does not read while they are made is ended like any).
+    store = make_store()
     owner = store.create(deployment("owner"))
-    for i in range(5):
+    for i in range(3):
         store.create(deployment(f"child{i}", ownerReferences=[owner_ref(owner)]))
     watch = store.watch(DEPLOYMENTS)
-    store.delete(DEPLOYMENTS, "owner", "default")  # six events in one write
-    assert len(drain(watch)) == 6
+    store.delete(DEPLOYMENTS, "owner", "default")
+    assert drain(watch) == [
+        ("DELETED", "owner", 5),
+        ("DELETED", "child0", 6),
+        ("DELETED", "child1", 7),
+        ("DELETED", "child2", 8),
+    ]

@@ -9,17 +9,21 @@ JSON (JSON types, sorted keys); the cache keeps it marshalled, since marshal.loa
 fresh copy several times faster than json.loads, and each read must hand out a copy of its
 own. The JSON text itself is made only for a backend that persists it.
 
-One global resourceVersion counts changes, and each resourceVersion is exactly one event
-(a write that garbage-collects dependents makes several), so the event log alone says what
-happened: a backend persists both the objects and the log from the events.
+One global resourceVersion counts changes, and each write changes one object and is one
+event, so the event log alone says what happened: a backend persists both the objects and
+the log from the events. The garbage collector's deletes (and an orphaning delete's
+updates of the dependents) are writes of their own, made by the write that calls for them
+before it returns, as kube's collector makes them one by one; one a crash cut short is
+finished when the store is opened again.
 
 Deviations from Kubernetes, on purpose:
 - A continued list is served from the current state (keys after the last one returned),
   not from a snapshot at the first page's resourceVersion; the token still expires once
   that resourceVersion is compacted.
-- Garbage collection runs inside the write that removes an owner, and ownerReferences are
-  matched by uid. An orphaning delete drops the dependents' references in its own write
-  (no `orphan` finalizer for a collector to process); foreground deletion is not offered.
+- Garbage collection is run by the request that removes an owner, not by a controller
+  later, and ownerReferences are matched by uid. An orphaning delete drops the dependents'
+  references before it deletes (no `orphan` finalizer for a collector to process);
+  foreground deletion is not offered.
 - A watch from resource_version None sends no initial state (the protocol's choice); "0"
   sends synthetic ADDED events for what exists, as Kubernetes does.
 
@@ -42,6 +46,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from queue import SimpleQueue
 from typing import Any, NamedTuple, Protocol, TypedDict, TypeVar
 
@@ -207,6 +212,7 @@ FieldsFunc = Callable[[KindInfo], FieldLabels]
 KindsFunc = Callable[[str, str], KindInfo]
 Key = tuple[str, str]  # (collection, path); path is `namespace/name`, or `name`
 _S = TypeVar("_S", Selector, FieldSelector)
+_R = TypeVar("_R")
 
 
 class StoreOptions(TypedDict, total=False):
@@ -355,39 +361,40 @@ class _UnsupportedMediaType(StatusError):
 
 
 class _Txn:
-    """The changes of one write (an object and its garbage-collected dependents), staged
-    over the cache until the backend has committed them all."""
+    """One write: the object it changes, staged over the cache until the backend has
+    committed it, and the dependents its removal leaves to the garbage collector (each a
+    write of its own after it, as kube's collector deletes each dependent on its own)."""
 
     def __init__(self, store: CoreStore) -> None:
         self.store = store
-        self.rv = store._rv
-        self.events: list[StoredEvent] = []
-        self.staged: dict[Key, _Entry | None] = {}
-
-    def entry(self, key: Key) -> _Entry | None:
-        if key in self.staged:
-            return self.staged[key]
-        return self.store._objects.get(key[0], {}).get(key[1])
+        self.event: StoredEvent | None = None
+        self.entry: _Entry | None = None  # as staged; None for a removal
+        self.prior = 0  # the resourceVersion the object has before this write (0: none)
+        self.dependents: list[Key] = []
 
     def put(self, key: Key, obj: Obj, type_: EventType, old: Obj | None = None) -> Obj:
         """Stage the object at the next resourceVersion; returns it as stored, a fresh copy
         in canonical form (JSON types, sorted keys), whatever shape it came in. `old`: as
         _canonical takes it; the object's metadata must not be `old`'s own."""
-        self.rv += 1
-        obj["metadata"]["resourceVersion"] = str(self.rv)
+        assert self.event is None, "a write changes one object"
+        store = self.store
+        prior = store._lookup(key)
+        self.prior = prior.rv if prior is not None else 0
+        rv = store._rv + 1
+        obj["metadata"]["resourceVersion"] = str(rv)
         stored = _canonical(obj, old)
         blob = _freeze(stored)
-        text = _encode(stored) if self.store._backend.keeps_text else None
-        entry = self.staged[key] = _entry(blob, stored["metadata"], self.rv)
-        self.events.append(
-            StoredEvent(self.rv, type_, key[0], entry.namespace, entry.name, blob, text)
+        text = _encode(stored) if store._backend.keeps_text else None
+        self.entry = _entry(blob, stored["metadata"], rv)
+        self.event = StoredEvent(
+            rv, type_, key[0], self.entry.namespace, self.entry.name, blob, text
         )
         return stored
 
     def remove(self, key: Key, obj: Obj) -> Obj:
         """DELETED carries the last stored state at a new resourceVersion."""
         stored = self.put(key, obj, EventType.DELETED)
-        self.staged[key] = None
+        self.entry = None
         return stored
 
 
@@ -494,7 +501,8 @@ class CoreStore:
         if info.has_status:
             new.pop("status", None)  # status is written through its subresource only
         collection = collection_of(info)
-        with self._lock:
+
+        def create(txn: _Txn) -> Obj:
             objects = self._objects.get(collection, {})
             name = meta.get("name") or self._generate_name(info, objects, namespace, meta)
             if _path(namespace, name) in objects:
@@ -505,20 +513,20 @@ class CoreStore:
                 creationTimestamp=self._timestamp(),
                 generation=1,
             )
-            key = (collection, _path(namespace, name))
-            created = self._write(lambda txn: txn.put(key, new, EventType.ADDED))
-        self._dispatch()
-        return created
+            return txn.put((collection, _path(namespace, name)), new, EventType.ADDED)
+
+        return self._run(create)
 
     def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Obj:
         info = self._info_of(obj)
         meta = _metadata(obj)
         name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace") or "")
-        with self._lock:
+
+        def update(txn: _Txn) -> Obj:
             key, entry = self._require(info, name, namespace)
-            updated = self._update(info, key, entry, dict(obj), subresource)
-        self._dispatch()
-        return updated
+            return self._update(txn, info, key, entry, dict(obj), subresource)
+
+        return self._run(update)
 
     def patch(
         self,
@@ -531,15 +539,16 @@ class CoreStore:
         subresource: str | None = None,
     ) -> Obj:
         namespace = _ns(info, namespace)
-        with self._lock:
+
+        def patched(txn: _Txn) -> Obj:
             key, entry = self._require(info, name, namespace)
             current = _thaw(entry.blob)
             # No patch changes `current` (a merge patch shares what it leaves alone),
             # so it is the stored object _update compares with.
-            patched = apply_patch(info, current, patch, patch_type)
-            updated = self._update(info, key, entry, patched, subresource, current)
-        self._dispatch()
-        return updated
+            changed = apply_patch(info, current, patch, patch_type)
+            return self._update(txn, info, key, entry, changed, subresource, current)
+
+        return self._run(patched)
 
     def delete(
         self,
@@ -549,17 +558,21 @@ class CoreStore:
         *,
         propagation: Propagation = Propagation.BACKGROUND,
     ) -> Obj:
-        with self._lock:
-            key, entry = self._require(info, name, _ns(info, namespace))
+        namespace = _ns(info, namespace)
+        if propagation is Propagation.ORPHAN:
+            # As the garbage collector's orphan finalizer: the dependents first, each its
+            # own write, so that none is collected with the owner.
+            with self._lock:
+                _, owner = self._require(info, name, namespace)
+                dependents = sorted(self._dependents.get(owner.uid, ()))
+            for key in dependents:
+                self._run(partial(self._orphan, key=key, owner_uid=owner.uid))
 
-            def delete(txn: _Txn) -> Obj:
-                if propagation is Propagation.ORPHAN:
-                    self._orphan(txn, entry.uid)
-                return self._delete(txn, key, _thaw(entry.blob))
+        def delete(txn: _Txn) -> Obj:
+            key, entry = self._require(info, name, namespace)
+            return self._delete(txn, key, _thaw(entry.blob))
 
-            deleted = self._write(delete)
-        self._dispatch()
-        return deleted
+        return self._run(delete)
 
     # --- watch -------------------------------------------------------------------------
 
@@ -617,8 +630,25 @@ class CoreStore:
 
     # --- write internals ---------------------------------------------------------------
 
+    def _run(self, plan: Callable[[_Txn], _R]) -> _R:
+        """Stage a write under the lock and commit it; then tell subscribers and collect the
+        garbage it left. Returns what the plan returned."""
+        with self._lock:
+            txn = _Txn(self)
+            result = plan(txn)
+            if txn.event is not None:
+                self._commit(txn.event, txn.entry)
+        self._dispatch()
+        self._collect_all(txn.dependents)
+        return result
+
+    def _collect_all(self, keys: Sequence[Key]) -> None:
+        for key in keys:
+            self._run(partial(self._collect, key=key))
+
     def _update(
         self,
+        txn: _Txn,
         info: KindInfo,
         key: Key,
         entry: _Entry,
@@ -626,7 +656,7 @@ class CoreStore:
         subresource: str | None,
         old: Obj | None = None,
     ) -> Obj:
-        """Update under the lock; returns the object as stored (unchanged for a no-op).
+        """Stage an update; returns the object as stored (unchanged for a no-op).
         `old`, if given, is a copy of the stored object of the caller's own."""
         if subresource not in (None, "status") or (subresource and not info.has_status):
             raise _NoSuchSubresource()
@@ -643,10 +673,10 @@ class CoreStore:
         if "deletionTimestamp" in old_meta:
             _check_no_new_finalizers(info, old, new)
             if not new["metadata"].get("finalizers"):
-                return self._write(lambda txn: self._remove(txn, key, old))
+                return self._remove(txn, key, old)
         # Nothing of `old` was changed in place (_merge_update copies what it changes), so
         # what `new` has of it is canonical already.
-        return self._write(lambda txn: txn.put(key, new, EventType.MODIFIED, old))
+        return txn.put(key, new, EventType.MODIFIED, old)
 
     def _delete(self, txn: _Txn, key: Key, obj: Obj) -> Obj:
         """Remove the object, or mark it terminating while finalizers remain."""
@@ -663,70 +693,65 @@ class CoreStore:
 
     def _remove(self, txn: _Txn, key: Key, obj: Obj) -> Obj:
         removed = txn.remove(key, obj)
-        for dependent in sorted(self._dependents.get(removed["metadata"].get("uid", ""), ())):
-            self._collect(txn, dependent)
+        txn.dependents = sorted(self._dependents.get(removed["metadata"].get("uid", ""), ()))
         return removed
 
-    def _collect(self, txn: _Txn, key: Key) -> None:
+    def _collect(self, txn: _Txn, key: Key) -> Obj | None:
         """The garbage collector's attemptToDeleteItem for one dependent of a removed owner:
         delete it when no owner is left, else drop its dangling ownerReferences."""
-        entry = txn.entry(key)
+        entry = self._lookup(key)
         if entry is None:
-            return
+            return None
         obj = _thaw(entry.blob)
         refs = obj["metadata"].get("ownerReferences") or []
-        alive = [ref for ref in refs if self._exists(txn, ref.get("uid", ""))]
+        alive = [ref for ref in refs if ref.get("uid", "") in self._uids]
         if len(alive) == len(refs):
-            return  # no longer a dependent: orphaned earlier in this write
+            return None  # no longer a dependent: orphaned, or collected already
         if not alive:
-            self._delete(txn, key, obj)
-        elif len(alive) < len(refs):
-            obj["metadata"]["ownerReferences"] = alive
-            txn.put(key, obj, EventType.MODIFIED)
+            return self._delete(txn, key, obj)
+        obj["metadata"]["ownerReferences"] = alive
+        return txn.put(key, obj, EventType.MODIFIED)
 
-    def _orphan(self, txn: _Txn, owner_uid: str) -> None:
-        """The garbage collector's orphaning: the owner's dependents drop their
-        ownerReferences to it, and stay."""
-        for key in sorted(self._dependents.get(owner_uid, ())):
-            entry = txn.entry(key)
-            if entry is None:
-                continue
-            obj = _thaw(entry.blob)
-            meta = obj["metadata"]
-            refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != owner_uid]
-            if refs:
-                meta["ownerReferences"] = refs
-            else:
-                meta.pop("ownerReferences", None)
-            txn.put(key, obj, EventType.MODIFIED)
+    def _orphan(self, txn: _Txn, key: Key, owner_uid: str) -> Obj | None:
+        """The garbage collector's orphaning of one dependent: it drops its
+        ownerReferences to the owner, and stays."""
+        entry = self._lookup(key)
+        if entry is None or owner_uid not in entry.owners:
+            return None
+        obj = _thaw(entry.blob)
+        meta = obj["metadata"]
+        refs = [ref for ref in meta.get("ownerReferences") or [] if ref.get("uid") != owner_uid]
+        if refs:
+            meta["ownerReferences"] = refs
+        else:
+            meta.pop("ownerReferences", None)
+        return txn.put(key, obj, EventType.MODIFIED)
 
-    def _exists(self, txn: _Txn, uid: str) -> bool:
-        key = self._uids.get(uid)
-        return key is not None and txn.entry(key) is not None
+    def _lookup(self, key: Key) -> _Entry | None:
+        return self._objects.get(key[0], {}).get(key[1])
 
-    def _write(self, change: Callable[[_Txn], Obj]) -> Obj:
-        """Stage a change, commit it through the backend, then move the cache (under lock)."""
-        txn = _Txn(self)
-        result = change(txn)
-        if not txn.events:
-            return result
-        dropped = self._overflow(txn.events)
+    def _commit(self, event: StoredEvent, entry: _Entry | None) -> None:
+        """Make one staged event durable through the backend, then move the cache (under
+        the lock)."""
+        dropped = self._overflow(event)
         compacted = self._log[dropped - 1].rv if dropped else self._compacted
-        self._backend.commit(txn.events, compacted)
-        for key, entry in txn.staged.items():
-            self._apply(key, entry)
-        self._rv = txn.rv
+        self._backend.commit([event], compacted)
+        self._record(event, entry, dropped)
+
+    def _record(self, event: StoredEvent, entry: _Entry | None, dropped: int) -> None:
+        """Move the cache, the log and the watches to a committed event (under the lock)."""
+        self._apply((event.collection, _path(event.namespace, event.name)), entry)
+        self._rv = event.rv
         for _ in range(dropped):
             self._held -= len(self._log.popleft().blob)
-        self._log.extend(txn.events)
-        self._held += sum(len(event.blob) for event in txn.events)
+        self._log.append(event)
+        self._held += len(event.blob)
         if self._watches:
             for watch in self._watches:
-                watch.offer(txn.events)
+                watch.offer((event,))
             self._watches = [w for w in self._watches if not w.closed]
         if self._subscribers:
-            self._pending.extend(txn.events)
-        return result
+            self._pending.append(event)
 
     def _apply(self, key: Key, entry: _Entry | None) -> None:
         collection, path = key
@@ -783,10 +808,10 @@ class CoreStore:
         """The newest resourceVersion whose event is gone: watches may resume from it on."""
         return self._log[0].rv - 1 if self._log else self._rv
 
-    def _overflow(self, events: Sequence[StoredEvent]) -> int:
-        """How many of the oldest logged events go so that these fit the log's bounds."""
-        count = len(self._log) + len(events)
-        held = self._held + sum(len(event.blob) for event in events)
+    def _overflow(self, event: StoredEvent) -> int:
+        """How many of the oldest logged events go so that this one fits the log's bounds."""
+        count = len(self._log) + 1
+        held = self._held + len(event.blob)
         dropped = 0
         while dropped < len(self._log) and (count > self._log_size or held > self._log_bytes):
             held -= len(self._log[dropped].blob)
@@ -806,6 +831,17 @@ class CoreStore:
         self._held = sum(len(event.blob) for event in events)
         if events:
             self._rv = max(self._rv, events[-1].rv)
+        self._collect_dangling()
+
+    def _collect_dangling(self) -> None:
+        """Collect what a crash left between an owner's removal and its dependents'
+        collection: objects with an ownerReference to an object that is gone."""
+        uids = self._uids
+        self._collect_all(
+            sorted(
+                key for owner, keys in self._dependents.items() if owner not in uids for key in keys
+            )
+        )
 
     def _timestamp(self) -> str:
         """The time now as metav1.Time writes it (under the lock). In virtual time many
