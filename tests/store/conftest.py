@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from etcd_cluster import EtcdCluster
 
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.store import CoreStore, MemoryStore, SqliteStore
 from fleetwarden.store.core import StoreOptions
+from fleetwarden.store.etcd import EtcdStore
 
 DEPLOYMENTS = REGISTRY.info("apps/v1", "Deployment")  # namespaced, status subresource
 LEASES = REGISTRY.info("coordination.k8s.io/v1", "Lease")  # namespaced, no status subresource
@@ -47,9 +49,18 @@ def clock() -> Clock:
     return Clock()
 
 
+@pytest.fixture(scope="session")
+def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
+    """One etcd for the session's stores, each under a prefix of its own."""
+    cluster = EtcdCluster(tmp_path_factory.mktemp("etcd")).start()
+    yield cluster
+    cluster.stop()
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Iterator[MakeStore]:
-    """Opens a store of the backend under test (each sqlite one on its own file)."""
+    """Opens a store of the backend under test (each sqlite one on its own file, each etcd
+    one under its own prefix)."""
     opened: list[CoreStore] = []
 
     def make(**options: Any) -> CoreStore:
@@ -57,6 +68,10 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> 
         merged: StoreOptions = {**defaults, **options}  # type: ignore[typeddict-item]
         if request.param == "memory":
             store: CoreStore = MemoryStore(**merged)
+        elif request.param == "etcd":
+            etcd: EtcdCluster = request.getfixturevalue("etcd")
+            prefix = f"/{request.node.name}/{len(opened)}"
+            store = EtcdStore(etcd.urls, prefix=prefix, **merged)
         else:
             store = SqliteStore(tmp_path / f"store-{len(opened)}.db", **merged)
         opened.append(store)

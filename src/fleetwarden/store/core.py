@@ -369,6 +369,7 @@ class _Txn:
         self.store = store
         self.event: StoredEvent | None = None
         self.entry: _Entry | None = None  # as staged; None for a removal
+        self.stored: Obj | None = None  # the object as staged, as put() returned it
         self.prior = 0  # the resourceVersion the object has before this write (0: none)
         self.dependents: list[Key] = []
 
@@ -389,6 +390,7 @@ class _Txn:
         self.event = StoredEvent(
             rv, type_, key[0], self.entry.namespace, self.entry.name, blob, text
         )
+        self.stored = stored
         return stored
 
     def remove(self, key: Key, obj: Obj) -> Obj:

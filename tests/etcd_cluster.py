@@ -1,0 +1,117 @@
+"""Real etcd processes for tests: one member or several, on loopback with free ports, in a
+directory of the test's, stopped by PID. `.ci/run` installs Debian's etcd-server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import requests
+
+ETCD = shutil.which("etcd") or "/usr/bin/etcd"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class Member:
+    name: str
+    client_port: int
+    peer_port: int
+    data_dir: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.client_port}"
+
+    @property
+    def peer_url(self) -> str:
+        return f"http://127.0.0.1:{self.peer_port}"
+
+
+@dataclass
+class EtcdCluster:
+    """`size` etcd members; start() waits until every one answers."""
+
+    root: Path
+    size: int = 1
+    members: list[Member] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.members = [
+            Member(f"m{i}", free_port(), free_port(), self.root / f"m{i}") for i in range(self.size)
+        ]
+
+    @property
+    def urls(self) -> list[str]:
+        return [m.url for m in self.members]
+
+    def start(self) -> EtcdCluster:
+        for member in self.members:
+            self.start_member(member, new=True)
+        for member in self.members:
+            self.wait_ready(member)
+        return self
+
+    def start_member(self, member: Member, *, new: bool = False) -> None:
+        initial = ",".join(f"{m.name}={m.peer_url}" for m in self.members)
+        log = open(self.root / f"{member.name}.log", "ab")  # noqa: SIM115  # the process's
+        member.process = subprocess.Popen(
+            [
+                ETCD,
+                f"--name={member.name}",
+                f"--data-dir={member.data_dir}",
+                f"--listen-client-urls={member.url}",
+                f"--advertise-client-urls={member.url}",
+                f"--listen-peer-urls={member.peer_url}",
+                f"--initial-advertise-peer-urls={member.peer_url}",
+                f"--initial-cluster={initial}",
+                f"--initial-cluster-state={'new' if new else 'existing'}",
+                "--initial-cluster-token=fleetwarden-test",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        log.close()
+
+    def wait_ready(self, member: Member, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert member.process is not None and member.process.poll() is None, (
+                f"etcd {member.name} exited: {(self.root / f'{member.name}.log').read_text()}"
+            )
+            try:
+                if requests.get(f"{member.url}/health", timeout=1).json().get("health") == "true":
+                    return
+            except (requests.RequestException, ValueError):
+                pass
+            time.sleep(0.05)
+        raise TimeoutError(f"etcd {member.name} not healthy after {timeout} s")
+
+    def kill(self, member: Member) -> None:
+        """kill -9."""
+        if member.process is not None and member.process.poll() is None:
+            os.kill(member.process.pid, signal.SIGKILL)
+            member.process.wait()
+
+    def stop(self) -> None:
+        for member in self.members:
+            if member.process is not None and member.process.poll() is None:
+                member.process.terminate()
+                try:
+                    member.process.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.kill(member)
