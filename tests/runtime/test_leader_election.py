@@ -5,25 +5,37 @@ else may lead. Each test drives the electors one tick at a time on a virtual clo
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from fleetwarden.api.meta import format_micro_time
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import VirtualClock
 from fleetwarden.runtime.leader_election import (
     LEASE,
+    ElectedControllers,
     LeaderCallbacks,
     LeaderElectionConfiguration,
     LeaderElector,
     new_identity,
 )
+from fleetwarden.runtime.manager import (
+    DONE,
+    Context,
+    Controller,
+    ControllerManager,
+    RealDriver,
+    Result,
+    Watches,
+)
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import SettingsError
 from fleetwarden.store import MemoryStore
-from fleetwarden.store.interface import Obj, Store
+from fleetwarden.store.interface import Obj, Store, WatchEvent
 
 NAME, NAMESPACE = "karmada-controller-manager", "karmada-system"
 CONFIG = LeaderElectionConfiguration()  # 15s lease, 10s renew deadline, 2s retry period
@@ -38,7 +50,7 @@ class Candidate:
     ) -> None:
         self.log = log
         callbacks = LeaderCallbacks(
-            on_started_leading=lambda: log.append(f"{identity} started"),
+            on_started_leading=lambda leading: log.append(f"{identity} started"),
             on_stopped_leading=lambda: log.append(f"{identity} stopped"),
             on_new_leader=lambda holder: log.append(f"{identity} sees {holder or 'nobody'}"),
         )
@@ -280,3 +292,82 @@ def test_an_identity_is_the_host_name_and_a_uuid() -> None:
 
     host, _, rest = new_identity().rpartition("_")
     assert host == socket.gethostname() and len(rest) == 36
+
+
+CONFIG_MAP = REGISTRY.info("v1", "ConfigMap")
+
+
+def writer(identity: str) -> Controller:
+    """A controller that writes as long as it runs: each of its writes wakes it again."""
+
+    def reconcile(key: str, ctx: Context) -> Result:
+        counter = ctx.store.get(CONFIG_MAP, "counter", "default")
+        n = int(counter["data"]["n"]) + 1
+        ctx.store.update({**counter, "data": {"writer": identity, "n": str(n)}})
+        return DONE
+
+    return Controller("writer", [Watches(CONFIG_MAP)], reconcile)
+
+
+def test_a_stalled_leaders_controllers_stop_before_the_next_leaders_start(
+    store: MemoryStore, clock: VirtualClock, log: list[str]
+) -> None:
+    store.create({"apiVersion": "v1", "kind": "ConfigMap",
+                  "metadata": {"name": "counter", "namespace": "default"},
+                  "data": {"writer": "", "n": "0"}})  # fmt: skip
+    a_stopped, writes = threading.Event(), {"a": 0, "b": 0, "a after it stopped": 0}
+    b_wrote_enough = threading.Event()
+
+    def count(event: WatchEvent) -> None:
+        writer_ = event.object.get("data", {}).get("writer")
+        if writer_ in writes:
+            writes[writer_] += 1
+            writes["a after it stopped"] += writer_ == "a" and a_stopped.is_set()
+        if writes["b"] >= 20:
+            b_wrote_enough.set()
+
+    store.subscribe(count)
+    drivers, electors = [], []
+    for identity, lease_store in (("a", Stalling(store, hang=False)), ("b", store)):
+        driver = RealDriver(ControllerManager(store, clock))
+        driver.start()
+        elected = ElectedControllers(driver, lambda i=identity: [writer(i)], NAME)
+        callbacks = elected.callbacks()
+        logged = LeaderCallbacks(
+            on_started_leading=lambda leading, i=identity, c=callbacks: (
+                c.on_started_leading(leading), log.append(f"{i} started")),
+            on_stopped_leading=lambda i=identity, c=callbacks: (
+                c.on_stopped_leading(), log.append(f"{i} stopped")),
+        )  # fmt: skip
+        drivers.append(driver)
+        electors.append(
+            LeaderElector(lease_store, clock, NAME, NAMESPACE, identity, CONFIG, logged)
+        )
+    a, b = electors
+    try:
+        a.tick()
+        b.tick()
+        _eventually(lambda: writes["a"] >= 5)
+        stalling = a.store
+        assert isinstance(stalling, Stalling)
+        stalling.stall()
+        while "b started" not in log:
+            clock.advance(RETRY)
+            if "a stopped" not in log:
+                a.tick()
+                if "a stopped" in log:
+                    a_stopped.set()
+            b.tick()
+        assert log.index("a stopped") < log.index("b started")
+        assert b_wrote_enough.wait(10)
+    finally:
+        for driver in drivers:
+            driver.stop()
+    assert writes["a after it stopped"] == 0
+
+
+def _eventually(check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while not check():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)

@@ -21,19 +21,29 @@ import random
 import socket
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from fleetwarden.api.errors import NotFound, StatusError
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import format_micro_time, parse_time
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import Clock
+from fleetwarden.runtime.manager import Controller, RealDriver
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import SettingsError, parse_go_bool
 from fleetwarden.semantics.durations import format_duration, parse_duration
-from fleetwarden.store.interface import Obj, Store
+from fleetwarden.store.interface import (
+    ListResult,
+    Obj,
+    PatchType,
+    Propagation,
+    Store,
+    Watch,
+    WatchEvent,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -178,9 +188,12 @@ def _nothing(identity: str = "") -> None:
 @dataclass(frozen=True)
 class LeaderCallbacks:
     """OnStartedLeading, OnStoppedLeading (called only after OnStartedLeading, and
-    returning only once the leader's work has stopped) and OnNewLeader (any holder seen)."""
+    returning only once the leader's work has stopped) and OnNewLeader (any holder seen).
 
-    on_started_leading: Callable[[], None]
+    OnStartedLeading is given `leading`, False from when the leadership ends: what the
+    context client-go gives it, cancelled then."""
+
+    on_started_leading: Callable[[Callable[[], bool]], None]
     on_stopped_leading: Callable[[], None]
     on_new_leader: Callable[[str], None] = _nothing
 
@@ -387,7 +400,7 @@ class LeaderElector:
             self._leading = True
         self._extend()
         self._set_metric(True)
-        self.callbacks.on_started_leading()
+        self.callbacks.on_started_leading(self.leading)
 
     def _stop_leading(self) -> None:
         with self._state:
@@ -430,3 +443,139 @@ class _Call:
     def result(self, timeout: float | None) -> bool:
         """The function's result, or False if it has not finished within `timeout`."""
         return self.finished.wait(timeout) and self._result
+
+
+# the fence ----------------------------------------------------------------------------------
+
+
+class LeadershipLost(RuntimeError):
+    """A write by a lock's controller after its elector stopped leading."""
+
+
+class LeaderOnlyStore:
+    """The store as one lock's controllers see it: it refuses their writes once the elector
+    no longer leads. Stopping the controllers is what ends their writes; this closes the
+    gap of a reconcile still running when the renew deadline passes."""
+
+    def __init__(self, store: Store, leading: Callable[[], bool], lock: str) -> None:
+        self._store, self._leading, self._lock = store, leading, lock
+
+    def _check(self) -> None:
+        if not self._leading():
+            raise LeadershipLost(f"no longer the leader of {self._lock}")
+
+    def create(self, obj: Mapping[str, Any]) -> Obj:
+        self._check()
+        return self._store.create(obj)
+
+    def update(self, obj: Mapping[str, Any], *, subresource: str | None = None) -> Obj:
+        self._check()
+        return self._store.update(obj, subresource=subresource)
+
+    def patch(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str,
+        patch: Any,
+        *,
+        patch_type: PatchType = PatchType.MERGE,
+        subresource: str | None = None,
+    ) -> Obj:
+        self._check()
+        return self._store.patch(
+            info, name, namespace, patch, patch_type=patch_type, subresource=subresource
+        )
+
+    def delete(
+        self,
+        info: KindInfo,
+        name: str,
+        namespace: str = "",
+        *,
+        propagation: Propagation = Propagation.BACKGROUND,
+    ) -> Obj:
+        self._check()
+        return self._store.delete(info, name, namespace, propagation=propagation)
+
+    # Reads, as the store answers them.
+
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        return self._store.get(info, name, namespace)
+
+    def list(
+        self,
+        info: KindInfo,
+        namespace: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ListResult:
+        return self._store.list(
+            info, namespace, label_selector=label_selector, field_selector=field_selector,
+            limit=limit, continue_=continue_,
+        )  # fmt: skip
+
+    def watch(
+        self,
+        info: KindInfo | None = None,
+        namespace: str | None = None,
+        resource_version: str | None = None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Watch:
+        return self._store.watch(
+            info, namespace, resource_version,
+            label_selector=label_selector, field_selector=field_selector,
+        )  # fmt: skip
+
+    def subscribe(self, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
+        return self._store.subscribe(callback)
+
+    @property
+    def resource_version(self) -> int:
+        return self._store.resource_version
+
+    def close(self) -> None:
+        """The store is the hub's, not the lock's: left open."""
+
+
+# a lock's controllers -----------------------------------------------------------------------
+
+
+class ElectedControllers:
+    """The controllers of one lock under a real driver: started afresh when the lock is
+    won, writing only while it is held, stopped when it is lost.
+
+    client-go's users (Karmada's and OCM's binaries) exit when they lose their lease, and
+    start again as new processes. A hub replica also serves the API and leads other locks,
+    so it stops only this lock's controllers, and starts them again if it wins the lock
+    again, each made anew by `make` (a controller keeps what it learned in itself, as a
+    process does) and every cached object announced to them, as to a new process."""
+
+    def __init__(
+        self, driver: RealDriver, make: Callable[[], Sequence[Controller]], lock: str
+    ) -> None:
+        self.driver, self.make, self.lock = driver, make, lock
+        self._running: list[str] = []
+
+    def callbacks(self) -> LeaderCallbacks:
+        return LeaderCallbacks(self._start, self._stop, self._new_leader)
+
+    def _start(self, leading: Callable[[], bool]) -> None:
+        controllers = self.make()
+        self._running = [controller.name for controller in controllers]
+        fenced = LeaderOnlyStore(self.driver.manager.store, leading, self.lock)
+        self.driver.start_controllers(controllers, fenced)
+        logger.info("%s: leading; started %d controllers", self.lock, len(controllers))
+
+    def _stop(self) -> None:
+        self.driver.stop_controllers(self._running)
+        logger.info("%s: stopped leading; its controllers stopped", self.lock)
+        self._running = []
+
+    def _new_leader(self, identity: str) -> None:
+        logger.info("%s: new leader elected: %s", self.lock, identity or "none")
