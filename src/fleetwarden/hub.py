@@ -2,13 +2,23 @@
 Karmada's in the order karmada-controller-manager starts them, then OCM's registration
 controllers and placement scheduler in the order their hubs do.
 
+Each controller is tagged with the leader-election lock of the upstream binary that runs
+it, so that `fleetwarden up` replicas sharing a store run each binary's controllers on
+that lock's leader only: karmada-controller-manager, karmada-scheduler, OCM's
+registration-controller and placement (library-go names their locks after the component,
+`<component>-lock`, in the namespace cluster-manager deploys them to), and
+kube-controller-manager for the cluster-role aggregation, CSR signing and token cleaning it
+runs upstream. apiextensions-apiserver's controllers have no lock: kube-apiserver runs
+them in every instance, as every replica here does.
+
 Layer 6: it sits above the controllers and the scheduler (both layer 5), so that the
 simulator and `fleetwarden up` run exactly the same set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fleetwarden.api.authorization import Authorizer
@@ -73,17 +83,60 @@ class Members(Protocol):
     def delete_workload(self, name: str, work: Work) -> bool: ...
 
 
+@dataclass(frozen=True)
+class Lock:
+    """A leader-election lock: the Lease's name, and its namespace (None: Karmada's
+    `--leader-elect-resource-namespace`)."""
+
+    name: str
+    namespace: str | None = None
+
+
+# cmd/controller-manager and cmd/scheduler's options.go: ResourceName, in karmada-system.
+KARMADA_CONTROLLER_MANAGER = Lock("karmada-controller-manager")
+KARMADA_SCHEDULER = Lock("karmada-scheduler")
+# OCM's hub binaries run by controllercmd, whose lock is `<component>-lock`.
+OCM_HUB_NAMESPACE = "open-cluster-management-hub"
+OCM_REGISTRATION = Lock("registration-controller-lock", OCM_HUB_NAMESPACE)
+OCM_PLACEMENT = Lock("placement-lock", OCM_HUB_NAMESPACE)
+KUBE_CONTROLLER_MANAGER = Lock("kube-controller-manager", "kube-system")
+
+# A controller and the lock whose leader runs it (None: every replica).
+Locked = tuple[Lock | None, Controller]
+
+
+def _under(lock: Lock | None, controllers: Iterable[Controller]) -> list[Locked]:
+    return [(lock, controller) for controller in controllers]
+
+
 def hub_controllers(
     members: Members, template_kinds: Iterable[KindInfo] = (), *, ocm: bool = True
 ) -> list[Controller]:
     """Every hub controller; `template_kinds` adds resource kinds the detector must watch
     besides the registered ones (custom resources); `ocm` adds OCM's hub."""
     return [
-        *apiextensions_controllers(),
-        cluster_role_aggregation_controller(),
+        controller for _, controller in locked_hub_controllers(members, template_kinds, ocm=ocm)
+    ]
+
+
+def locked_hub_controllers(
+    members: Members, template_kinds: Iterable[KindInfo] = (), *, ocm: bool = True
+) -> list[Locked]:
+    """hub_controllers(), each with its lock."""
+    return [
+        *_under(None, apiextensions_controllers()),
+        (KUBE_CONTROLLER_MANAGER, cluster_role_aggregation_controller()),
         *karmada_controllers(members, template_kinds),
         *(ocm_controllers(members) if ocm else []),
     ]
+
+
+def by_lock(controllers: Sequence[Locked]) -> dict[Lock | None, list[Controller]]:
+    """The controllers of each lock, in their order."""
+    groups: dict[Lock | None, list[Controller]] = {}
+    for lock, controller in controllers:
+        groups.setdefault(lock, []).append(controller)
+    return groups
 
 
 def bootstrap_policy() -> list[dict[str, Any]]:
@@ -97,48 +150,57 @@ def bootstrap_policy() -> list[dict[str, Any]]:
     ]
 
 
-def certificate_controllers(ca: KeyPair, authorizer: Authorizer) -> list[Controller]:
+def certificate_controllers(ca: KeyPair, authorizer: Authorizer) -> list[Locked]:
     """What answers the agents' CertificateSigningRequests under `fleetwarden up`: Karmada's
     and OCM's approvers, then kube-controller-manager's signer with the hub's CA, and its
     cleaner of the expired bootstrap tokens agents join with."""
     return [
-        agent_csr_approving.agent_csr_approving_controller(authorizer),
-        csr_approving_controller(authorizer),
-        csr_signing_controller(ca),
-        token_cleaner_controller(),
+        (
+            KARMADA_CONTROLLER_MANAGER,
+            agent_csr_approving.agent_csr_approving_controller(authorizer),
+        ),
+        (OCM_REGISTRATION, csr_approving_controller(authorizer)),
+        (KUBE_CONTROLLER_MANAGER, csr_signing_controller(ca)),
+        (KUBE_CONTROLLER_MANAGER, token_cleaner_controller()),
     ]
 
 
-def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Controller]:
+def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Locked]:
     return [
-        ClusterStatusController(members.probe, members.report).controller(),
-        cluster_controller(members.backs),
-        cluster_taint_policy_controller(),
-        taint_manager_controller(),
-        *detector_controllers(template_kinds),
-        scheduler_controller(),
-        resource_binding_controller(),
-        cluster_resource_binding_controller(),
-        execution_controller(members.delete_workload),
-        resource_binding_status_controller(),
-        cluster_resource_binding_status_controller(),
-        *graceful_eviction_controllers(),
-    ]
+        *_under(KARMADA_CONTROLLER_MANAGER, [
+            ClusterStatusController(members.probe, members.report).controller(),
+            cluster_controller(members.backs),
+            cluster_taint_policy_controller(),
+            taint_manager_controller(),
+            *detector_controllers(template_kinds),
+        ]),
+        (KARMADA_SCHEDULER, scheduler_controller()),
+        *_under(KARMADA_CONTROLLER_MANAGER, [
+            resource_binding_controller(),
+            cluster_resource_binding_controller(),
+            execution_controller(members.delete_workload),
+            resource_binding_status_controller(),
+            cluster_resource_binding_status_controller(),
+            *graceful_eviction_controllers(),
+        ]),
+    ]  # fmt: skip
 
 
-def ocm_controllers(members: Members) -> list[Controller]:
+def ocm_controllers(members: Members) -> list[Locked]:
     """The registration hub's controllers, then the placement controller."""
     return [
-        managed_cluster_controller(),
-        taint_controller(),
-        lease_controller(members.backs),
-        clock_sync_controller(),
-        managed_cluster_set_controller(),
-        managed_cluster_set_binding_controller(),
-        default_managed_cluster_set_controller(),
-        global_managed_cluster_set_controller(),
-        cluster_set_role_controller(),
-        managed_cluster_addon_health_check_controller(),
-        addon_feature_discovery_controller(),
-        scheduling_controller(),
-    ]
+        *_under(OCM_REGISTRATION, [
+            managed_cluster_controller(),
+            taint_controller(),
+            lease_controller(members.backs),
+            clock_sync_controller(),
+            managed_cluster_set_controller(),
+            managed_cluster_set_binding_controller(),
+            default_managed_cluster_set_controller(),
+            global_managed_cluster_set_controller(),
+            cluster_set_role_controller(),
+            managed_cluster_addon_health_check_controller(),
+            addon_feature_discovery_controller(),
+        ]),
+        (OCM_PLACEMENT, scheduling_controller()),
+    ]  # fmt: skip

@@ -8,6 +8,12 @@ is written to <data-dir>/kubeconfig. With --members N, N `fleetwarden agent` pro
 everything in order; the next `up` on the same data dir resumes from the store.
 
 Every setting (runtime/settings.py) is a flag, by Karmada's name and with its default.
+
+With --leader-elect (the default) each upstream binary's controllers (hub.py names their
+locks) run only while this replica holds that binary's Lease, so that replicas sharing a
+store run each once; the API server serves whatever the locks. The SQLite store is this
+process's alone (it locks the file), so a Lease left in it by a process killed before
+(`kill -9`) is taken at once rather than waited out.
 """
 
 from __future__ import annotations
@@ -43,12 +49,24 @@ from fleetwarden.client.errors import ClientError
 from fleetwarden.client.kubeconfig import load_kubeconfig, write_kubeconfig
 from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
-from fleetwarden.hub import bootstrap_policy, certificate_controllers, hub_controllers
+from fleetwarden.hub import (
+    Lock,
+    bootstrap_policy,
+    by_lock,
+    certificate_controllers,
+    locked_hub_controllers,
+)
 from fleetwarden.members.accept import accept
 from fleetwarden.members.real import HttpMembers
 from fleetwarden.runtime.clock import RealClock
 from fleetwarden.runtime.custom_kinds import CustomKinds
-from fleetwarden.runtime.manager import ControllerManager, RealDriver
+from fleetwarden.runtime.leader_election import (
+    ElectedControllers,
+    LeaderElectionConfiguration,
+    LeaderElector,
+    new_identity,
+)
+from fleetwarden.runtime.manager import Controller, ControllerManager, RealDriver
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import FeatureGates, Settings, SettingsError
 from fleetwarden.semantics.durations import format_duration
@@ -160,7 +178,13 @@ def _metavar(default: object) -> str:
 class Hub:
     """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
 
-    def __init__(self, data_dir: Path, serving: Serving, settings: Settings) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        serving: Serving,
+        settings: Settings,
+        leader_election: LeaderElectionConfiguration | None = None,
+    ) -> None:
         serving.check()
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         data_dir.chmod(0o700)  # it holds keys and the store: its owner's alone
@@ -177,14 +201,18 @@ class Hub:
         clusters = manager.cache.informer(CLUSTER)
         self.members = HttpMembers(clusters)
         self.security = serving.security(self.store, clock)
-        controllers = hub_controllers(self.members)
-        if serving.signs_client_certificates:  # then it answers agents' requests for them
-            authorizer = self.security.authorizer
-            controllers += certificate_controllers(self.pki.ca(), authorizer)
-        for controller in controllers:
-            manager.add(controller)
+        election = leader_election or LeaderElectionConfiguration()
+        groups = self._controllers()
+        for lock, controllers in groups.items():
+            if lock is None or not election.leader_elect:
+                for controller in controllers:
+                    manager.add(controller)
         self.metrics.watch_clusters(clusters.list)
         self.driver = RealDriver(manager)
+        locks = [lock for lock in groups if lock is not None] if election.leader_elect else []
+        self.electors = self._electors(election, locks)
+        self._electing = threading.Event()
+        self._election_threads: list[threading.Thread] = []
         self._ready = threading.Event()
         app = create_app(
             self.store, default_chain(registry), clock, ready=self.ready,
@@ -192,6 +220,35 @@ class Hub:
             security=self.security,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
+
+    def _controllers(self) -> dict[Lock | None, list[Controller]]:
+        """The hub's controllers by lock, made anew at each call."""
+        controllers = locked_hub_controllers(self.members)
+        if self.serving.signs_client_certificates:  # then it answers agents' requests for them
+            controllers += certificate_controllers(self.pki.ca(), self.security.authorizer)
+        return by_lock(controllers)
+
+    def _electors(
+        self, config: LeaderElectionConfiguration, locks: Sequence[Lock]
+    ) -> list[LeaderElector]:
+        """One elector per lock, all with this process's identity; each runs its lock's
+        controllers (made anew) while it leads."""
+        identity = new_identity()
+        logger.info("leader election identity: %s", identity)
+        electors = []
+        for lock in locks:
+            elected = ElectedControllers(
+                self.driver, functools.partial(self._lock_controllers, lock), lock.name
+            )
+            namespace = lock.namespace or config.resource_namespace
+            electors.append(LeaderElector(
+                self.store, self.driver.manager.clock, lock.name, namespace, identity, config,
+                elected.callbacks(), exclusive=True, metrics=self.metrics,
+            ))  # fmt: skip
+        return electors
+
+    def _lock_controllers(self, lock: Lock) -> list[Controller]:
+        return self._controllers()[lock]
 
     def ready(self) -> bool:
         """/readyz: started, and its store still the file it opened."""
@@ -212,8 +269,16 @@ class Hub:
     def start(self) -> None:
         # Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
         ensure_namespace(self.store, NAMESPACE_KARMADA_CLUSTER)
+        for elector in self.electors:  # where each lock's Lease lives
+            ensure_namespace(self.store, elector.namespace)
         self.server.start()
         self.driver.start()
+        for elector in self.electors:
+            thread = threading.Thread(
+                target=elector.run, args=(self._electing,), name=f"elect-{elector.name}"
+            )
+            thread.start()
+            self._election_threads.append(thread)
         self._ready.set()
 
     def write_kubeconfig(self, path: Path) -> None:
@@ -251,6 +316,11 @@ class Hub:
     def stop(self) -> None:
         self._ready.clear()
         self.server.stop()
+        # Each elector stops its lock's controllers and releases its Lease, for another
+        # replica to take at once.
+        self._electing.set()
+        for thread in self._election_threads:
+            thread.join()
         self.driver.stop()
         self.members.close()
         self.custom_kinds.close()
@@ -413,6 +483,31 @@ def ocm_agent_flags(lease_duration_seconds: int | None, *, accept: bool) -> list
 
 
 _SERVING = "Serving"
+_LEADER_ELECTION = "Leader election"
+
+
+def _leader_option(attr: str, help: str) -> Any:
+    """A leader-election flag, with karmada-controller-manager's name, help and default."""
+    default = getattr(LeaderElectionConfiguration(), attr)
+    return typer.Option(
+        f"--{LeaderElectionConfiguration.flag(attr)}",
+        help=f"{help} Default: {_go_text(default)}.",
+        metavar=_metavar(default),
+        show_default=False,
+        rich_help_panel=_LEADER_ELECTION,
+    )
+
+
+def _leader_election(**flags: str | None) -> LeaderElectionConfiguration:
+    given = {
+        LeaderElectionConfiguration.flag(attr): value
+        for attr, value in flags.items()
+        if value is not None
+    }
+    try:
+        return LeaderElectionConfiguration.from_flags(given)
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc), param_hint=f"--{exc.setting}") from None
 
 
 def _serving_option(help: str, metavar: str | None = None) -> Any:
@@ -512,10 +607,56 @@ def up(
             "(default: 60).",
         ),
     ] = None,
+    leader_elect: Annotated[
+        str | None,
+        _leader_option(
+            "leader_elect",
+            "Start a leader election client and gain leadership before executing the main "
+            "loop. Enable this when running replicated components for high availability.",
+        ),
+    ] = None,
+    leader_elect_lease_duration: Annotated[
+        str | None,
+        _leader_option(
+            "lease_duration",
+            "The duration that non-leader candidates will wait after observing a leadership "
+            "renewal until attempting to acquire leadership of a led but unrenewed leader "
+            "slot.",
+        ),
+    ] = None,
+    leader_elect_renew_deadline: Annotated[
+        str | None,
+        _leader_option(
+            "renew_deadline",
+            "The interval between attempts by the acting master to renew a leadership slot "
+            "before it stops leading. This must be less than or equal to the lease duration.",
+        ),
+    ] = None,
+    leader_elect_retry_period: Annotated[
+        str | None,
+        _leader_option(
+            "retry_period",
+            "The duration the clients should wait between attempting acquisition and "
+            "renewal of a leadership.",
+        ),
+    ] = None,
+    leader_elect_resource_namespace: Annotated[
+        str | None,
+        _leader_option(
+            "resource_namespace",
+            "The namespace of the Karmada locks' Leases (OCM's are in "
+            "open-cluster-management-hub, kube-controller-manager's in kube-system).",
+        ),
+    ] = None,
     *,
     settings: Settings,
 ) -> None:
     """Run the hub: store, admission, controllers and API server, until SIGINT or SIGTERM."""
+    leader_election = _leader_election(
+        leader_elect=leader_elect, lease_duration=leader_elect_lease_duration,
+        renew_deadline=leader_elect_renew_deadline, retry_period=leader_elect_retry_period,
+        resource_namespace=leader_elect_resource_namespace,
+    )  # fmt: skip
     serving = Serving(
         bind_address=bind_address, port=port, insecure_serving=insecure_serving,
         tls_cert_file=tls_cert_file, tls_private_key_file=tls_private_key_file,
@@ -530,7 +671,7 @@ def up(
                 "certificates the hub's own CA signs; start them yourself with credentials "
                 "your CA issued"
             )
-        hub = Hub(data_dir, serving, settings)
+        hub = Hub(data_dir, serving, settings, leader_election)
         hub.start()
     except (StoreError, OSError, ServingError, TokenFileError) as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -127,6 +127,11 @@ class Informer:
                 for key in self._keys(None):
                     handler.on_key(key)
 
+    def remove_event_handler(self, handler: EventHandler) -> None:
+        """Call the handler no more (a stopped controller's)."""
+        with self._lock:
+            self._handlers = [h for h in self._handlers if h is not handler]
+
     def get(self, name: str, namespace: str = "") -> Resource | None:
         with self._lock:
             key = _key(namespace, name)

@@ -11,6 +11,8 @@ sleep, read the wall clock or start threads, so the same controllers run under:
   the clock jumps to the earliest timer. Same inputs, same reconciles at the same times.
 - RealDriver (`fleetwarden up`): a watch thread feeds the cache, worker threads per
   controller take keys, timers fire on the real clock; stop() finishes what is in flight.
+  Controllers may also start and stop while it runs (those of a leader-election lock, as
+  it is won and lost): the cache keeps following the store throughout.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -30,7 +32,7 @@ from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.runtime.clock import Clock, VirtualClock
 from fleetwarden.runtime.events import EventRecorder
-from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, object_key
+from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, Informer, object_key
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.runtime.workqueue import WorkQueue, default_controller_rate_limiter
@@ -136,7 +138,11 @@ class ControllerManager:
     def _runners(self, bucket_clock: Clock | None) -> list[_Runner]:
         return [self._wire(controller, bucket_clock) for controller in self.controllers]
 
-    def _wire(self, controller: Controller, bucket_clock: Clock | None) -> _Runner:
+    def _wire(
+        self, controller: Controller, bucket_clock: Clock | None, store: Store | None = None
+    ) -> _Runner:
+        """The controller's queue, fed by its watches (each object cached now announced as
+        added), and its context; writing through `store` if given, the manager's if not."""
         s = self.settings
         limiter = default_controller_rate_limiter(
             base_delay=s.rate_limiter_base_delay,
@@ -148,15 +154,19 @@ class ControllerManager:
         queue: WorkQueue[str] = WorkQueue(self.clock, limiter)
         for info, indexers in controller.indexers.items():
             self.cache.informer(info).add_indexers(indexers)
+        handlers: list[tuple[Informer, EventHandler]] = []
 
         def watch(watches: Watches) -> None:
-            self.cache.informer(watches.info).add_event_handler(_enqueue(queue, watches.keys))
+            informer, handler = self.cache.informer(watches.info), _enqueue(queue, watches.keys)
+            handlers.append((informer, handler))
+            informer.add_event_handler(handler)
 
         for watches in controller.watches:
             watch(watches)
-        recorder = EventRecorder(self.store, self.clock, controller.name)
-        context = Context(self.cache, self.store, self.clock, s, recorder, self.metrics, watch)
-        return _Runner(controller, queue, context)
+        store = store or self.store
+        recorder = EventRecorder(store, self.clock, controller.name)
+        context = Context(self.cache, store, self.clock, s, recorder, self.metrics, watch)
+        return _Runner(controller, queue, context, handlers)
 
 
 def _enqueue(queue: WorkQueue[str], keys: KeyMapper) -> EventHandler:
@@ -181,6 +191,12 @@ class _Runner:
     controller: Controller
     queue: WorkQueue[str]
     context: Context
+    # What feeds the queue: removed when the controller stops.
+    handlers: list[tuple[Informer, EventHandler]]
+
+    def unwire(self) -> None:
+        for informer, handler in self.handlers:
+            informer.remove_event_handler(handler)
 
     def process(self, key: str) -> None:
         """Reconcile one key taken from the queue and queue it again as the result asks."""
@@ -218,8 +234,9 @@ class _Driver(ABC):
 
     _runners: list[_Runner]
 
-    def _queue_start_keys(self) -> None:
-        for runner in self._runners:
+    @staticmethod
+    def _queue_start_keys(runners: Iterable[_Runner]) -> None:
+        for runner in runners:
             for key in runner.controller.start_keys:
                 runner.queue.add(key)
 
@@ -264,7 +281,7 @@ class VirtualDriver(_Driver):
         """List every watched kind and follow the store's writes from then on."""
         self.manager.cache.sync()
         self._unsubscribe = self.manager.store.subscribe(self.manager.cache.handle)
-        self._queue_start_keys()
+        self._queue_start_keys(self._runners)
 
     def stop(self) -> None:
         if self._unsubscribe is not None:
@@ -327,40 +344,72 @@ class VirtualDriver(_Driver):
 
 
 class RealDriver(_Driver):
-    """Runs the manager's controllers on the real clock with worker threads."""
+    """Runs the manager's controllers on the real clock with worker threads; more may be
+    started and stopped while it runs."""
 
     def __init__(self, manager: ControllerManager) -> None:
         self.manager = manager
-        self._runners = manager._runners(bucket_clock=manager.clock)
-        self._threads: list[threading.Thread] = []
+        self._runners: list[_Runner] = []
+        self._workers: dict[str, list[threading.Thread]] = {}
+        self._informers: threading.Thread | None = None
         self._stopping = threading.Event()
         self._watch_lock = threading.Lock()
         self._watch: Watch | None = None
+        # Controllers start and stop from other threads (leader electors').
+        self._controllers_lock = threading.Lock()
 
     def start(self) -> None:
-        """List every watched kind (the cache is synced on return), then start the threads."""
+        """List every watched kind (the cache is synced on return), follow the store, and
+        start the manager's controllers."""
         self._watch = self._list_and_watch()
-        self._queue_start_keys()
-        self._spawn("informers", self._watch_loop)
-        for runner in self._runners:
-            for i in range(runner.controller.workers):
-                self._spawn(f"{runner.controller.name}-{i}", self._worker, runner)
+        self._informers = self._spawn("informers", self._watch_loop)
+        self.start_controllers(self.manager.controllers)
+
+    def start_controllers(
+        self, controllers: Sequence[Controller], store: Store | None = None
+    ) -> None:
+        """Run these controllers too (writing through `store` if given), from a clean slate:
+        fresh queues, every cached object announced to them, their start keys."""
+        with self._controllers_lock:
+            for controller in controllers:
+                if controller.name in self._workers:
+                    raise ValueError(f"controller {controller.name!r} is already running")
+                runner = self.manager._wire(controller, self.manager.clock, store)
+                self._runners.append(runner)
+                self._queue_start_keys([runner])
+                self._workers[controller.name] = [
+                    self._spawn(f"{controller.name}-{i}", self._worker, runner)
+                    for i in range(controller.workers)
+                ]
+
+    def stop_controllers(self, names: Collection[str], timeout: float | None = None) -> None:
+        """Stop the controllers named: they take no more keys (what is queued is dropped:
+        they are level-triggered), in-flight reconciles finish, and on return none runs."""
+        with self._controllers_lock:
+            stopping = [r for r in self._runners if r.controller.name in names]
+            for runner in stopping:
+                runner.queue.shutdown()
+            for runner in stopping:
+                for thread in self._workers.pop(runner.controller.name):
+                    thread.join(timeout)
+                runner.unwire()
+            self._runners = [r for r in self._runners if r not in stopping]
 
     def stop(self, timeout: float | None = None) -> None:
-        """Take no more keys, let in-flight reconciles finish, and join every thread."""
+        """Stop every controller, let in-flight reconciles finish, stop following the store."""
         self._stopping.set()
-        for runner in self._runners:
-            runner.queue.shutdown()
+        self.stop_controllers([r.controller.name for r in self._runners], timeout)
         with self._watch_lock:
             if self._watch is not None:
                 self._watch.close()
-        for thread in self._threads:
-            thread.join(timeout)
+        if self._informers is not None:
+            self._informers.join(timeout)
 
-    def _spawn(self, name: str, target: Callable[..., None], *args: object) -> None:
+    @staticmethod
+    def _spawn(name: str, target: Callable[..., None], *args: object) -> threading.Thread:
         thread = threading.Thread(target=target, args=args, name=name, daemon=True)
-        self._threads.append(thread)
         thread.start()
+        return thread
 
     def _list_and_watch(self) -> Watch:
         store = self.manager.store

@@ -6,7 +6,8 @@ simulations and hubs in one process do not count into each other. Reconcilers re
 virtual clock a reconcile takes no time at all.
 
 Upstream's sources: Karmada pkg/metrics/cluster.go (cluster state, eviction queues) and
-pkg/scheduler/metrics/metrics.go; OCM pkg/placement/controllers/metrics/metrics.go.
+pkg/scheduler/metrics/metrics.go; OCM pkg/placement/controllers/metrics/metrics.go;
+client-go's leader election, as k8s.io/component-base/metrics/prometheus/clientgo registers it.
 """
 
 from __future__ import annotations
@@ -122,6 +123,14 @@ class Metrics:
             "How long in seconds it takes to bind a placement to placementDecisions.",
             ["name"], subsystem="scheduling", buckets=exponential_buckets(10e-7, 10, 10),
             registry=r,
+        )  # fmt: skip
+        # client-go's leader election (component-base's adapter): 1 on the lock's leader.
+        self.leader_election_master_status = Gauge(
+            "leader_election_master_status",
+            "Gauge of if the reporting system is master of the relevant lease, 0 indicates "
+            "backup, 1 indicates master. 'name' is the string used to identify the lease. "
+            "Please make sure to group by name.",
+            ["name"], registry=r,
         )  # fmt: skip
         self._eviction_queues: dict[str, EvictionQueue] = {}
         self._lock = threading.Lock()
