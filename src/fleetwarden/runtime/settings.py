@@ -16,10 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from enum import StrEnum
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin, get_type_hints
 
-from fleetwarden.admission.chain import AdmissionConfig
 from fleetwarden.semantics.durations import parse_duration
+
+if TYPE_CHECKING:
+    from fleetwarden.admission.chain import AdmissionConfig
 
 FlagValue = str | int | float | bool | None
 
@@ -190,6 +192,10 @@ class Settings:
         return self.feature_gates.enabled(name)
 
     def admission_config(self) -> AdmissionConfig:
+        # Here, not at the top: admission is every kind's rules, and the CLI imports this
+        # module for every command, for the options of up and agent.
+        from fleetwarden.admission.chain import AdmissionConfig
+
         return AdmissionConfig(
             allow_no_execute_taint_policy=self.allow_no_execute_taint_policy,
             default_not_ready_toleration_seconds=self.default_not_ready_toleration_seconds,
