@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from fleetwarden.api.karmada.cluster import AGENT_BOOTSTRAP_GROUP as KARMADA_GROUP
-from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP as OCM_GROUP
+from fleetwarden.api.bootstrap_groups import KARMADA as KARMADA_GROUP
+from fleetwarden.api.bootstrap_groups import OCM as OCM_GROUP
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
 from fleetwarden.semantics.durations import DurationError, parse_duration
 
