@@ -69,6 +69,11 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["--users=20", "--namespaces=4", "--checks=2000"],
         ["cached checks: ", "uncached decisions: "],
     ),
+    (
+        "cli",
+        ["--runs=1", "--clusters=1"],
+        ["import fleetwarden.cli: ", "fleetwarden --help: ", "fleetwarden get clusters: "],
+    ),
     ("calibration", [], []),
 ]
 

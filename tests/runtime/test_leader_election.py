@@ -19,7 +19,6 @@ from fleetwarden.runtime.leader_election import (
     LEASE,
     ElectedControllers,
     LeaderCallbacks,
-    LeaderElectionConfiguration,
     LeaderElector,
     new_identity,
 )
@@ -33,7 +32,7 @@ from fleetwarden.runtime.manager import (
     Watches,
 )
 from fleetwarden.runtime.metrics import Metrics
-from fleetwarden.runtime.settings import SettingsError
+from fleetwarden.runtime.settings import LeaderElectionConfiguration, SettingsError
 from fleetwarden.store import MemoryStore
 from fleetwarden.store.interface import Obj, Store, WatchEvent
 

@@ -7,9 +7,10 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from fleetwarden.api.meta import Resource
+if TYPE_CHECKING:
+    from fleetwarden.api.meta import Resource
 
 
 class PrinterColumn(NamedTuple):
@@ -42,7 +43,10 @@ class KindInfo:
     kind: str
     plural: str
     namespaced: bool
-    model: type[Resource]
+    # The kind's model, or what finds it when first asked: a client's discovery looks it up
+    # in the registry only then, so that a client that only reads (the CLI) never imports
+    # the API's models. It follows from the kind: not part of its identity.
+    typed: type[Resource] | Callable[[], type[Resource]] = field(compare=False)
     short_names: tuple[str, ...] = ()
     categories: tuple[str, ...] = field(default=())
     has_status: bool = True
@@ -53,6 +57,10 @@ class KindInfo:
     more_subresources: tuple[str, ...] = ()
     # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
     custom: CustomResource | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def model(self) -> type[Resource]:
+        return self.typed if isinstance(self.typed, type) else self.typed()
 
     @property
     def api_version(self) -> str:

@@ -5,7 +5,20 @@ from __future__ import annotations
 import typer
 
 from fleetwarden import __version__
-from fleetwarden.cli import apply, cordon, delete, describe, get, simulate, taint, validate
+from fleetwarden.cli import (
+    accept,
+    agent,
+    apply,
+    cordon,
+    delete,
+    describe,
+    get,
+    simulate,
+    taint,
+    token,
+    up,
+    validate,
+)
 
 app = typer.Typer(
     name="fleetwarden",
@@ -38,9 +51,7 @@ def main() -> None:
     app()
 
 
-# Registered last: they import the API server, the client and the member agents.
-from fleetwarden.cli import accept, agent, token, up  # noqa: E402
-
+# The hub and its agents.
 app.command(name="up")(up.up)
 app.command(name="agent", no_args_is_help=True)(agent.agent)
 app.add_typer(token.app, name="token")

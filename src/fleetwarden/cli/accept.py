@@ -7,8 +7,6 @@ from typing import Annotated
 import typer
 
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
-from fleetwarden.client.errors import ClientError
-from fleetwarden.members.accept import accept as accept_cluster
 
 _RESOURCES = ("managedclusters", "managedcluster", "mcl", "mcls")
 
@@ -24,6 +22,9 @@ def accept(
     context: ContextOption = None,
 ) -> None:
     """Approve the clusters' bootstrap certificate requests and accept them (hubAcceptsClient)."""
+    from fleetwarden.client.errors import ClientError
+    from fleetwarden.members.accept import accept as accept_cluster
+
     if resource.lower() not in _RESOURCES:
         fail(f'only managedclusters can be accepted, not "{resource}"')
     with hub(kubeconfig, context) as client:

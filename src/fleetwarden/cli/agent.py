@@ -1,4 +1,9 @@
-"""`fleetwarden agent`: one member cluster and its agent, joined to a hub over HTTP."""
+"""`fleetwarden agent`: one member cluster and its agent, joined to a hub over HTTP.
+
+The member and its agent (the client, the kubernetes client for a real member) are imported
+when the command runs, not with this module: every `fleetwarden` command imports it, for
+its options.
+"""
 
 from __future__ import annotations
 
@@ -6,36 +11,19 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-import yaml
-from kubernetes.config import ConfigException
 
-from fleetwarden.admission.karmada.cluster import validate_cluster_name
 from fleetwarden.api.errors import StatusError
-from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH
 from fleetwarden.cli.up import AGENT_SETTINGS, configure_process, settings_flags, stop_on_signals
-from fleetwarden.client.client import Client
-from fleetwarden.client.errors import ClientError
-from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
-from fleetwarden.members.agent import (
-    MODE_OCM,
-    MODES,
-    OCM_AGENT_NAME,
-    Agent,
-    OcmJoin,
-    simulated_member,
-)
-from fleetwarden.members.bootstrap import joined_kubeconfig, karmada_identity, ocm_identity
-from fleetwarden.members.kube import KubeCluster
-from fleetwarden.members.simulated import MemberCluster
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.semantics.durations import DurationError, parse_duration
-from fleetwarden.semantics.validation import is_dns1123_label, is_dns1123_subdomain
 
-_MODES = {mode.lower(): mode for mode in MODES}
-_MODE_NAMES = f"{', '.join(list(_MODES)[:-1])} or {list(_MODES)[-1]}"
+if TYPE_CHECKING:
+    from fleetwarden.members.agent import OcmJoin
+    from fleetwarden.members.kube import KubeCluster
+    from fleetwarden.members.simulated import MemberCluster
 
 
 @settings_flags(AGENT_SETTINGS)
@@ -130,9 +118,16 @@ def agent(
     its status, as the klusterlet's registration agent does. The member is simulated in
     this process, or the real cluster of --member-kubeconfig.
     """
-    agent_mode = _MODES.get(mode.lower())
+    from fleetwarden.client.client import Client
+    from fleetwarden.client.errors import ClientError
+    from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
+    from fleetwarden.members.agent import MODE_OCM, MODES, Agent, OcmJoin, simulated_member
+
+    modes = {known.lower(): known for known in MODES}
+    agent_mode = modes.get(mode.lower())
     if agent_mode is None:
-        raise typer.BadParameter(f'"{mode}": use {_MODE_NAMES}', param_hint="--mode")
+        names = f"{', '.join(list(modes)[:-1])} or {list(modes)[-1]}"
+        raise typer.BadParameter(f'"{mode}": use {names}', param_hint="--mode")
     ocm_only = {
         "--accept": accept,
         "--lease-duration-seconds": lease_duration_seconds,
@@ -185,6 +180,12 @@ def _join(
 ) -> None:
     """Ask the hub for the agent's own certificate, unless the kubeconfig holds a valid
     one already; exit with the reason when the hub refuses or does not answer."""
+    from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH
+    from fleetwarden.client.errors import ClientError
+    from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
+    from fleetwarden.members.agent import MODE_OCM, OCM_AGENT_NAME
+    from fleetwarden.members.bootstrap import joined_kubeconfig, karmada_identity, ocm_identity
+
     if mode == SYNC_MODE_PUSH:
         message = "a Push member joins with a kubeconfig that may create its Cluster"
         raise typer.BadParameter(message, param_hint="--bootstrap-kubeconfig")
@@ -211,6 +212,11 @@ def _join(
 
 
 def _real_member(kubeconfig: str) -> KubeCluster:
+    import yaml
+    from kubernetes.config import ConfigException
+
+    from fleetwarden.members.kube import KubeCluster
+
     try:
         return KubeCluster.from_kubeconfig(kubeconfig)
     except (ConfigException, OSError, yaml.YAMLError) as exc:
@@ -221,6 +227,10 @@ def _real_member(kubeconfig: str) -> KubeCluster:
 def _check_cluster_name(name: str, mode: str) -> None:
     """The name the hub will take: a Cluster's (a DNS label that fits `karmada-es-`), or a
     ManagedCluster's (a DNS label); refused here rather than after joining."""
+    from fleetwarden.admission.karmada.cluster import validate_cluster_name
+    from fleetwarden.members.agent import MODE_OCM
+    from fleetwarden.semantics.validation import is_dns1123_label
+
     problems = is_dns1123_label(name) if mode == MODE_OCM else validate_cluster_name(name)
     if problems:
         raise typer.BadParameter(f'"{name}": {"; ".join(problems)}', param_hint="--cluster-name")
@@ -228,6 +238,8 @@ def _check_cluster_name(name: str, mode: str) -> None:
 
 def _claims(flags: list[str]) -> dict[str, str]:
     """NAME=VALUE flags; a name must be a ClusterClaim's (a DNS subdomain)."""
+    from fleetwarden.semantics.validation import is_dns1123_subdomain
+
     claims = {}
     for flag in flags:
         name, equals, value = flag.partition("=")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,9 +21,9 @@ from fleetwarden.cli.hub import (
     with_source,
 )
 from fleetwarden.cli.printers import kind_string
-from fleetwarden.client import Client, ClientError
-from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
-from fleetwarden.client.apply import apply as apply_manifest
+
+if TYPE_CHECKING:
+    from fleetwarden.client import Client
 
 
 def apply(
@@ -41,6 +41,8 @@ def apply(
         fail("must specify one of -f and -k")
     if output not in (None, "name"):
         fail(f'unable to match a printer suitable for the output format "{output}"')
+    from fleetwarden.client import ClientError
+
     errors: list[Exception] = []
     with hub(kubeconfig, context, namespace) as client:
         for source, manifest in list(read_manifests(filenames)):
@@ -56,6 +58,9 @@ def apply(
 
 def _apply_one(client: Client, manifest: dict[str, Any], namespace: str | None) -> tuple[str, str]:
     """`kind.group/name` and what apply did to it."""
+    from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
+    from fleetwarden.client.apply import apply as apply_manifest
+
     info = client.info_for(manifest)
     applied = apply_manifest(client, in_namespace(info, manifest, namespace), info=info)
     name = applied.object["metadata"]["name"]

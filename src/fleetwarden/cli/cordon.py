@@ -8,17 +8,14 @@ ManagedCluster with a NoSelect taint instead (`fleetwarden taint managedclusters
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fleetwarden.api.core import NO_SCHEDULE
-from fleetwarden.api.karmada.cluster import TAINT_CLUSTER_UNSCHEDULABLE
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
-from fleetwarden.client import Client, retry_on_conflict
 
-CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+if TYPE_CHECKING:
+    from fleetwarden.client import Client
 
 ClusterArgument = Annotated[list[str] | None, typer.Argument(help="The cluster's name.")]
 DryRunOption = Annotated[
@@ -57,6 +54,8 @@ def _cordon_or_uncordon(
         fail("cluster name is required")
     if len(names) > 1:
         fail("more than one cluster name is not supported")
+    from fleetwarden.client import retry_on_conflict
+
     verb = "cordon" if cordoned else "uncordon"
     with hub(kubeconfig, context) as client:
         changed = retry_on_conflict(lambda: _update(client, names[0], cordoned, dry_run))
@@ -67,7 +66,12 @@ def _cordon_or_uncordon(
 
 def _update(client: Client, name: str, cordoned: bool, dry_run: bool) -> bool:
     """Whether the cluster needed the change (made unless dry_run)."""
-    cluster = client.get(CLUSTER, name)
+    from fleetwarden.api.core import NO_SCHEDULE
+    from fleetwarden.api.karmada.cluster import TAINT_CLUSTER_UNSCHEDULABLE
+    from fleetwarden.api.registry import REGISTRY
+
+    cluster_kind = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
+    cluster = client.get(cluster_kind, name)
     taints: list[dict[str, Any]] = list((cluster.get("spec") or {}).get("taints") or [])
     found = next((i for i, t in enumerate(taints) if _is_unschedulable(t)), None)
     if (found is not None) == cordoned:
@@ -82,10 +86,13 @@ def _update(client: Client, name: str, cordoned: bool, dry_run: bool) -> bool:
     if not dry_run:
         version = cluster["metadata"]["resourceVersion"]
         patch = {"metadata": {"resourceVersion": version}, "spec": {"taints": taints}}
-        client.patch(CLUSTER, name, "", patch)
+        client.patch(cluster_kind, name, "", patch)
     return True
 
 
 def _is_unschedulable(taint: dict[str, Any]) -> bool:
     """Taint.MatchTaint: the same key and effect."""
+    from fleetwarden.api.core import NO_SCHEDULE
+    from fleetwarden.api.karmada.cluster import TAINT_CLUSTER_UNSCHEDULABLE
+
     return taint.get("key") == TAINT_CLUSTER_UNSCHEDULABLE and taint.get("effect") == NO_SCHEDULE

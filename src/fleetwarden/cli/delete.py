@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from fleetwarden.api.errors import NotFound, StatusError
-from fleetwarden.api.kinds import KindInfo
 from fleetwarden.cli.hub import (
     ContextOption,
     FilenameOption,
@@ -22,10 +21,13 @@ from fleetwarden.cli.hub import (
     with_source,
 )
 from fleetwarden.cli.printers import kind_string
-from fleetwarden.client import Client, ClientError
 
-# (the resource type, name, namespace, and the file it came from, if any)
-_Target = tuple[KindInfo, str, str, str]
+if TYPE_CHECKING:
+    from fleetwarden.api.kinds import KindInfo
+    from fleetwarden.client import Client
+
+    # (the resource type, name, namespace, and the file it came from, if any)
+    _Target = tuple[KindInfo, str, str, str]
 
 
 def delete(
@@ -74,6 +76,8 @@ def delete(
 def _targets(
     client: Client, args: list[str], filenames: list[str], namespace: str | None
 ) -> Iterator[_Target]:
+    from fleetwarden.client import ClientError
+
     if args:
         info = client.resolve(args[0])
         for name in args[1:]:

@@ -6,21 +6,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from fleetwarden.api.errors import StatusError
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, NamespaceOption, fail_with, hub
 from fleetwarden.cli.printers import go_value, tabbed
-from fleetwarden.client import Client
-from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
 from fleetwarden.semantics.durations import since
-from fleetwarden.semantics.selectors import FieldRequirement, FieldSelector, Operator
+
+if TYPE_CHECKING:
+    from fleetwarden.client import Client
 
 Obj = dict[str, Any]
-EVENT = REGISTRY.info("v1", "Event")
 
 # What the generic describer prints itself, above the object's own content.
 _SKIPPED = (
@@ -85,6 +83,9 @@ def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
     """The Events about obj, asked for as kubectl's searchEvents asks: by a field selector on
     the involvedObject's name and namespace, and its kind and uid where obj has them; in
     obj's namespace (every one, for a cluster-scoped object), a chunk at a time."""
+    from fleetwarden.api.registry import REGISTRY
+    from fleetwarden.semantics.selectors import FieldRequirement, FieldSelector, Operator
+
     metadata = obj.get("metadata") or {}
     involved = {  # in key order, as fields.Set.AsSelector writes them
         "kind": obj.get("kind") or "",
@@ -104,7 +105,11 @@ def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
     token: str | None = None
     while True:
         page = client.list(
-            EVENT, namespace, field_selector=str(selector), limit=_EVENTS_CHUNK, continue_=token
+            REGISTRY.info("v1", "Event"),
+            namespace,
+            field_selector=str(selector),
+            limit=_EVENTS_CHUNK,
+            continue_=token,
         )
         events.extend(page.get("items") or [])
         token = (page.get("metadata") or {}).get("continue") or None
@@ -114,6 +119,8 @@ def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
 
 def _annotations(metadata: Mapping[str, Any]) -> dict[str, str]:
     """The annotations but kubectl's last-applied one, which describe never shows."""
+    from fleetwarden.client.apply import LAST_APPLIED_ANNOTATION
+
     annotations = metadata.get("annotations") or {}
     return {k: v for k, v in annotations.items() if k != LAST_APPLIED_ANNOTATION}
 

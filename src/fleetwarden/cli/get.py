@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from fleetwarden.api.errors import StatusError
-from fleetwarden.api.kinds import KindInfo
 from fleetwarden.cli.hub import (
     ContextOption,
     KubeconfigOption,
@@ -21,8 +20,11 @@ from fleetwarden.cli.hub import (
 )
 from fleetwarden.cli.io import dump
 from fleetwarden.cli.printers import TablePrinter, kind_string, object_table
-from fleetwarden.client import Client
 from fleetwarden.semantics.durations import DurationError, parse_duration
+
+if TYPE_CHECKING:
+    from fleetwarden.api.kinds import KindInfo
+    from fleetwarden.client import Client
 
 Obj = dict[str, Any]
 OUTPUTS = ("json", "name", "wide", "yaml")

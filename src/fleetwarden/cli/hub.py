@@ -1,5 +1,9 @@
 """What the commands that talk to a hub share: the kubeconfig flags, the client, reading
-manifests, and printing errors the way kubectl prints them (exit status 1)."""
+manifests, and printing errors the way kubectl prints them (exit status 1).
+
+The client (httpx, and the package's every module) is imported where a command uses it,
+not here: `fleetwarden --help` and the offline commands never load it.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,15 @@ import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
 from fleetwarden.api.errors import Invalid, StatusError
-from fleetwarden.api.kinds import KindInfo
-from fleetwarden.cli.io import load_documents
-from fleetwarden.client import Client, ClientError, ServerUnreachable, load_kubeconfig
-from fleetwarden.client.errors import ServerError, status_error
+
+if TYPE_CHECKING:
+    from fleetwarden.api.kinds import KindInfo
+    from fleetwarden.client import Client
 
 KubeconfigOption = Annotated[
     str | None,
@@ -50,6 +54,8 @@ def hub(
 ) -> Iterator[Client]:
     """A client for the hub the kubeconfig names. An API or client error raised in the
     block ends the command as kubectl ends it."""
+    from fleetwarden.client import Client, ClientError, load_kubeconfig
+
     try:
         config = load_kubeconfig(kubeconfig, context=context, namespace=namespace)
         with Client.from_kubeconfig(config, timeout=timeout) as client:
@@ -75,6 +81,8 @@ def fail(message: str) -> NoReturn:
 
 def error_message(exc: Exception) -> str:
     """How kubectl prints one error: a 422 as its causes, one per line when several."""
+    from fleetwarden.client import ServerError
+
     if not (isinstance(exc, ServerError) and isinstance(exc, Invalid)):
         return standard_message(exc)
     details = exc.details
@@ -96,6 +104,8 @@ def error_message(exc: Exception) -> str:
 
 def standard_message(exc: Exception) -> str:
     """StandardErrorMessage: `Error from server (Reason): message`, or `error: message`."""
+    from fleetwarden.client import ServerUnreachable
+
     if isinstance(exc, StatusError):
         if exc.reason == "Unauthorized":
             return f"error: You must be logged in to the server ({exc.message})"
@@ -110,6 +120,8 @@ def standard_message(exc: Exception) -> str:
 
 def with_source(exc: Exception, verb: str, source: str) -> Exception:
     """cmdutil.AddSourceToErr: `error when creating "FILE": ...`."""
+    from fleetwarden.client.errors import ClientError, ServerError, status_error
+
     prefix = f"error when {verb} {json.dumps(source)}: "
     if isinstance(exc, ServerError):
         return status_error({**exc.status(), "message": prefix + exc.message})
@@ -119,6 +131,8 @@ def with_source(exc: Exception, verb: str, source: str) -> Exception:
 def read_manifests(paths: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(source, object) for every object of every file: a directory's .json/.yaml/.yml
     files in name order, `-` as STDIN, and the items of a `kind: List` one by one."""
+    from fleetwarden.cli.io import load_documents
+
     for path in paths:
         for file in _files(path):
             source = "STDIN" if file == "-" else file
@@ -128,6 +142,8 @@ def read_manifests(paths: Sequence[str]) -> Iterator[tuple[str, dict[str, Any]]]
 
 
 def _files(path: str) -> list[str]:
+    from fleetwarden.client import ClientError
+
     if path == "-" or Path(path).is_file():
         return [path]
     if not Path(path).exists():
@@ -145,6 +161,8 @@ def _flattened(doc: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 def in_namespace(info: KindInfo, manifest: dict[str, Any], namespace: str | None) -> dict[str, Any]:
     """The manifest in the namespace -n names; refused when it names another one."""
+    from fleetwarden.client import ClientError
+
     given = (manifest.get("metadata") or {}).get("namespace")
     if not info.namespaced or namespace is None:
         return manifest

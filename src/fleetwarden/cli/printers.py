@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fleetwarden.api.kinds import KindInfo
 from fleetwarden.semantics.durations import since
+
+if TYPE_CHECKING:
+    from fleetwarden.api.kinds import KindInfo
 
 Obj = dict[str, Any]
 

@@ -6,10 +6,6 @@ from typing import Annotated
 
 import typer
 
-from fleetwarden.sim.report import to_json, to_text
-from fleetwarden.sim.runner import Simulation
-from fleetwarden.sim.scenario import ScenarioError, load
-
 
 def simulate(
     file: Annotated[str, typer.Argument(help="The scenario file.")],
@@ -21,6 +17,10 @@ def simulate(
     Exit status 0 when every expectation passed, 1 when any failed, 2 when the scenario
     itself is invalid.
     """
+    from fleetwarden.sim.report import to_json, to_text
+    from fleetwarden.sim.runner import Simulation
+    from fleetwarden.sim.scenario import ScenarioError, load
+
     if output not in ("text", "json"):
         typer.echo(f'error: unknown output format "{output}": use text or json', err=True)
         raise typer.Exit(2)

@@ -12,38 +12,39 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from fleetwarden.admission import default_chain
-from fleetwarden.admission.chain import AdmissionChain
-from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import NotFound, StatusError
-from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import Resource
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
 from fleetwarden.cli.io import dump, load_documents
-from fleetwarden.client import Client, retry_on_conflict
-from fleetwarden.semantics.taint_edit import (
-    KARMADACTL,
-    OCM,
-    TaintCommand,
-    TaintError,
-    TaintRequest,
-)
 
-CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
-MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
-# Which dialect of the command edits which kind.
-_COMMANDS = {CLUSTER.group_kind: KARMADACTL, MANAGED_CLUSTER.group_kind: OCM}
-# With --local there is no server to resolve names: these are the names it would know.
-_LOCAL_NAMES = {
-    name: info
-    for info in (CLUSTER, MANAGED_CLUSTER)
-    for name in (info.plural, info.singular, *info.short_names, f"{info.plural}.{info.group}")
-}
+if TYPE_CHECKING:
+    from fleetwarden.admission.chain import AdmissionChain
+    from fleetwarden.api.kinds import KindInfo
+    from fleetwarden.api.meta import Resource
+    from fleetwarden.client import Client
+    from fleetwarden.semantics.taint_edit import TaintCommand, TaintRequest
+
+
+def _cluster_kinds() -> tuple[KindInfo, KindInfo]:
+    """Cluster and ManagedCluster: the kinds taint edits."""
+    from fleetwarden.api.registry import REGISTRY
+
+    return (
+        REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster"),
+        REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster"),
+    )
+
+
+def _local_names() -> dict[str, KindInfo]:
+    """With --local there is no server to resolve names: these are the names it would know."""
+    return {
+        name: info
+        for info in _cluster_kinds()
+        for name in (info.plural, info.singular, *info.short_names, f"{info.plural}.{info.group}")
+    }
 
 
 def taint(
@@ -78,9 +79,11 @@ def taint(
         fail(f'unable to match a printer suitable for the output format "{output}"')
     if local != (filename is not None):
         fail("--local and -f FILE go together: --local edits the manifest -f names")
+    from fleetwarden.client import retry_on_conflict
+
     resource, *rest = args
     if filename is not None:
-        info = _LOCAL_NAMES.get(resource.lower())
+        info = _local_names().get(resource.lower())
         if info is None:
             fail(f'the server doesn\'t have a resource type "{resource}"')
         _taint_manifest(filename, info, [resource, *rest], overwrite, output)
@@ -97,6 +100,8 @@ def taint(
 @contextmanager
 def _refusals() -> Iterator[None]:
     """The command's own refusals (a bad spec, a taint already there): `error: ...`."""
+    from fleetwarden.semantics.taint_edit import TaintError
+
     try:
         yield
     except TaintError as exc:
@@ -104,7 +109,12 @@ def _refusals() -> Iterator[None]:
 
 
 def _request(info: KindInfo, args: list[str]) -> tuple[TaintCommand, TaintRequest]:
-    command = _COMMANDS.get(info.group_kind)
+    from fleetwarden.semantics.taint_edit import KARMADACTL, OCM
+
+    cluster, managed_cluster = _cluster_kinds()
+    # Which dialect of the command edits which kind.
+    commands = {cluster.group_kind: KARMADACTL, managed_cluster.group_kind: OCM}
+    command = commands.get(info.group_kind)
     if command is None:
         fail(f"invalid resource type {args[0]}, only clusters and managedclusters can be tainted")
     request = command.complete(args)
@@ -121,6 +131,8 @@ def _taint_on_hub(
     overwrite: bool,
 ) -> tuple[str, dict[str, Any]]:
     """One read-edit-write of a cluster's taints; a Conflict means someone wrote between."""
+    from fleetwarden.api.core import Taint
+
     current = client.get(info, name)
     taints = [Taint.model_validate(t) for t in (current.get("spec") or {}).get("taints") or []]
     update = command.update_taints(name, taints, request, overwrite=overwrite)
@@ -134,6 +146,9 @@ def _taint_on_hub(
 def _taint_manifest(
     filename: str, info: KindInfo, args: list[str], overwrite: bool, output: str | None
 ) -> None:
+    from fleetwarden.admission import default_chain
+    from fleetwarden.semantics.taint_edit import TaintError
+
     try:
         command, request = _request(info, args)
         chain, now = default_chain(), datetime.now(UTC)  # one chain and one time for the run

@@ -9,11 +9,9 @@ from typing import Annotated
 
 import typer
 
-from fleetwarden.api.karmada.cluster import AGENT_BOOTSTRAP_GROUP as KARMADA_GROUP
-from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP as OCM_GROUP
-from fleetwarden.auth.authn import bootstrap_token_secret, new_bootstrap_token
+from fleetwarden.api.bootstrap_groups import KARMADA as KARMADA_GROUP
+from fleetwarden.api.bootstrap_groups import OCM as OCM_GROUP
 from fleetwarden.cli.hub import ContextOption, KubeconfigOption, fail, hub
-from fleetwarden.client.kubeconfig import load_kubeconfig, write_kubeconfig
 from fleetwarden.semantics.durations import DurationError, parse_duration
 
 app = typer.Typer(help="Bootstrap tokens, with which agents join the hub.", no_args_is_help=True)
@@ -44,6 +42,9 @@ def create(
     context: ContextOption = None,
 ) -> None:
     """Create a bootstrap token and print it."""
+    from fleetwarden.auth.authn import bootstrap_token_secret, new_bootstrap_token
+    from fleetwarden.client.kubeconfig import load_kubeconfig, write_kubeconfig
+
     try:
         lifetime = parse_duration(ttl)
     except DurationError as exc:

@@ -14,6 +14,9 @@ locks) run only while this replica holds that binary's Lease, so that replicas s
 store run each once; the API server serves whatever the locks. The SQLite store is this
 process's alone (it locks the file), so a Lease left in it by a process killed before
 (`kill -9`) is taken at once rather than waited out.
+
+The hub's parts (the server, the store, the controllers) are imported when the hub is built,
+not with this module: every `fleetwarden` command imports it, for its options.
 """
 
 from __future__ import annotations
@@ -31,53 +34,27 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import prometheus_client
 import typer
 
-from fleetwarden.admission import default_chain
 from fleetwarden.api.errors import StatusError
-from fleetwarden.api.karmada.cluster import AGENT_BOOTSTRAP_GROUP as KARMADA_BOOTSTRAP_GROUP
-from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP as OCM_BOOTSTRAP_GROUP
-from fleetwarden.api.registry import REGISTRY
-from fleetwarden.auth.authn import TokenFileError, bootstrap_token_secret, new_bootstrap_token
-from fleetwarden.auth.pki import HubPKI
-from fleetwarden.cli.serving import PKI_DIR, Serving, ServingError
-from fleetwarden.client.client import Client
-from fleetwarden.client.errors import ClientError
-from fleetwarden.client.kubeconfig import load_kubeconfig, write_kubeconfig
-from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
-from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
-from fleetwarden.hub import (
-    Lock,
-    bootstrap_policy,
-    by_lock,
-    certificate_controllers,
-    locked_hub_controllers,
-)
-from fleetwarden.members.accept import accept
-from fleetwarden.members.real import HttpMembers
-from fleetwarden.runtime.clock import RealClock
-from fleetwarden.runtime.custom_kinds import CustomKinds
-from fleetwarden.runtime.leader_election import (
-    ElectedControllers,
+from fleetwarden.runtime.settings import (
+    FeatureGates,
     LeaderElectionConfiguration,
-    LeaderElector,
-    new_identity,
+    Settings,
+    SettingsError,
 )
-from fleetwarden.runtime.manager import Controller, ControllerManager, RealDriver
-from fleetwarden.runtime.metrics import Metrics
-from fleetwarden.runtime.settings import FeatureGates, Settings, SettingsError
 from fleetwarden.semantics.durations import format_duration
-from fleetwarden.server import Server, create_app
-from fleetwarden.server.namespaces import ensure_namespace
-from fleetwarden.store import SqliteStore
-from fleetwarden.store.sqlite import StoreError
+
+if TYPE_CHECKING:
+    from fleetwarden.cli.serving import Serving
+    from fleetwarden.hub import Lock
+    from fleetwarden.runtime.leader_election import LeaderElector
+    from fleetwarden.runtime.manager import Controller
 
 logger = logging.getLogger(__name__)
 
-CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 STORE_FILE = "fleetwarden.db"
 KUBECONFIG_FILE = "kubeconfig"
 MEMBERS_DIR = "members"
@@ -185,6 +162,20 @@ class Hub:
         settings: Settings,
         leader_election: LeaderElectionConfiguration | None = None,
     ) -> None:
+        from fleetwarden.admission import default_chain
+        from fleetwarden.api.registry import REGISTRY
+        from fleetwarden.auth.pki import HubPKI
+        from fleetwarden.cli.serving import PKI_DIR
+        from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
+        from fleetwarden.hub import bootstrap_policy
+        from fleetwarden.members.real import HttpMembers
+        from fleetwarden.runtime.clock import RealClock
+        from fleetwarden.runtime.custom_kinds import CustomKinds
+        from fleetwarden.runtime.manager import ControllerManager, RealDriver
+        from fleetwarden.runtime.metrics import Metrics
+        from fleetwarden.server import Server, create_app
+        from fleetwarden.store import SqliteStore
+
         serving.check()
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         data_dir.chmod(0o700)  # it holds keys and the store: its owner's alone
@@ -198,7 +189,7 @@ class Hub:
         ensure_bootstrap_policy(self.store, bootstrap_policy())
         self.metrics = Metrics(process=True)
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
-        clusters = manager.cache.informer(CLUSTER)
+        clusters = manager.cache.informer(REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster"))
         self.members = HttpMembers(clusters)
         self.security = serving.security(self.store, clock)
         election = leader_election or LeaderElectionConfiguration()
@@ -223,6 +214,8 @@ class Hub:
 
     def _controllers(self) -> dict[Lock | None, list[Controller]]:
         """The hub's controllers by lock, made anew at each call."""
+        from fleetwarden.hub import by_lock, certificate_controllers, locked_hub_controllers
+
         controllers = locked_hub_controllers(self.members)
         if self.serving.signs_client_certificates:  # then it answers agents' requests for them
             controllers += certificate_controllers(self.pki.ca(), self.security.authorizer)
@@ -233,6 +226,12 @@ class Hub:
     ) -> list[LeaderElector]:
         """One elector per lock, all with this process's identity; each runs its lock's
         controllers (made anew) while it leads."""
+        from fleetwarden.runtime.leader_election import (
+            ElectedControllers,
+            LeaderElector,
+            new_identity,
+        )
+
         identity = new_identity()
         logger.info("leader election identity: %s", identity)
         electors = []
@@ -267,6 +266,9 @@ class Hub:
         return f"{scheme}://{f'[{host}]' if ':' in host else host}:{self.server.port}"
 
     def start(self) -> None:
+        from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
+        from fleetwarden.server.namespaces import ensure_namespace
+
         # Where karmada-agent keeps its Cluster's Lease; karmada's installer creates it.
         ensure_namespace(self.store, NAMESPACE_KARMADA_CLUSTER)
         for elector in self.electors:  # where each lock's Lease lives
@@ -284,6 +286,8 @@ class Hub:
     def write_kubeconfig(self, path: Path) -> None:
         """The administrator's kubeconfig: the CA clients trust and a client certificate in
         system:masters."""
+        from fleetwarden.client.kubeconfig import write_kubeconfig
+
         admin = self.serving.admin_credentials(self.pki, datetime.now(UTC))
         write_kubeconfig(
             path, self.client_url, ca=self._client_ca(),
@@ -301,6 +305,11 @@ class Hub:
         """A bootstrap token (valid a day) for the agents `up` starts, written as a
         bootstrap kubeconfig, and each agent's flags: join with it, keep its own
         kubeconfig in <directory>/<name>.kubeconfig."""
+        from fleetwarden.api.karmada.cluster import AGENT_BOOTSTRAP_GROUP as KARMADA_BOOTSTRAP_GROUP
+        from fleetwarden.api.ocm.cluster import AGENT_BOOTSTRAP_GROUP as OCM_BOOTSTRAP_GROUP
+        from fleetwarden.auth.authn import bootstrap_token_secret, new_bootstrap_token
+        from fleetwarden.client.kubeconfig import write_kubeconfig
+
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         token = new_bootstrap_token()
         expiration = datetime.now(UTC) + BOOTSTRAP_TOKEN_TTL
@@ -652,6 +661,10 @@ def up(
     settings: Settings,
 ) -> None:
     """Run the hub: store, admission, controllers and API server, until SIGINT or SIGTERM."""
+    from fleetwarden.auth.authn import TokenFileError
+    from fleetwarden.cli.serving import Serving, ServingError
+    from fleetwarden.store.sqlite import StoreError
+
     leader_election = _leader_election(
         leader_elect=leader_elect, lease_duration=leader_elect_lease_duration,
         renew_deadline=leader_elect_renew_deadline, retry_period=leader_elect_retry_period,
@@ -703,6 +716,10 @@ def up(
 def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:
     """What an administrator does for the OCM agents `up` starts: accept each cluster once
     its agent asked for a certificate (`fleetwarden accept managedclusters NAME`)."""
+    from fleetwarden.client.client import Client
+    from fleetwarden.client.errors import ClientError
+    from fleetwarden.client.kubeconfig import load_kubeconfig
+    from fleetwarden.members.accept import accept
 
     def accept_all() -> None:
         with Client.from_kubeconfig(load_kubeconfig(str(kubeconfig))) as client:
@@ -719,6 +736,8 @@ def configure_process() -> None:
     """What a hub or agent process sets once: timestamped logs on standard error (not a
     line per HTTP request, which httpx logs at INFO), and metrics exposed as Karmada's Go
     client exposes them (no `_created` series)."""
+    import prometheus_client
+
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )

@@ -9,10 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fleetwarden.admission import AdmissionConfig, default_chain
-from fleetwarden.api.apiextensions import KIND as CRD
 from fleetwarden.api.errors import DecodeError, Invalid
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli.io import load_documents
 
 
@@ -26,6 +23,8 @@ def validate(
 
     Exit status 1 when any object is refused.
     """
+    from fleetwarden.admission import AdmissionConfig, default_chain
+
     chain = default_chain()
     config = AdmissionConfig(allow_no_execute_taint_policy=allow_no_execute_taint_policy)
     documents = [(path, doc) for path in files for doc in load_documents(path)]
@@ -49,6 +48,8 @@ def validate(
 
 def _defined_kinds(documents: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
     """(apiVersion, kind) of every version the CustomResourceDefinitions given serve."""
+    from fleetwarden.api.apiextensions import KIND as CRD
+
     kinds: set[tuple[str, str]] = set()
     for doc in documents:
         if (doc.get("apiVersion"), doc.get("kind")) != (CRD.api_version, CRD.kind):
@@ -63,6 +64,8 @@ def _defined_kinds(documents: Iterable[Mapping[str, Any]]) -> set[tuple[str, str
 
 def _unknown_kind(doc: Mapping[str, Any], defined: set[tuple[str, str]], source: str) -> str:
     """kubectl's refusal of a kind no API serves: a misspelled kind, say."""
+    from fleetwarden.api.registry import REGISTRY
+
     api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
     if REGISTRY.get(api_version, kind) is not None or (api_version, kind) in defined:
         return ""

@@ -9,12 +9,14 @@ first wins, and within a group its preferred version, as kubectl's RESTMapper de
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
-from fleetwarden.api import core
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.registry import REGISTRY
 from fleetwarden.client.errors import KindNotFound, ResourceTypeNotFound
+
+if TYPE_CHECKING:
+    from fleetwarden.api.meta import Resource
 
 GetJson = Callable[[str, str], Any]  # (path, Accept header) -> the JSON document
 # As kubectl asks: the aggregated discovery documents, or the legacy ones.
@@ -186,15 +188,23 @@ def _kind_info(
     has_status: bool,
 ) -> KindInfo:
     """A served resource type, typed by the registry's model when we know the kind."""
-    known = REGISTRY.get(f"{group}/{version}" if group else version, kind)
     return KindInfo(
         group,
         version,
         kind,
         plural,
         namespaced,
-        known.model if known else core.Unstructured,
+        partial(_registry_model, f"{group}/{version}" if group else version, kind),
         tuple(entry.get("shortNames") or ()),
         tuple(entry.get("categories") or ()),
         has_status=has_status,
     )
+
+
+def _registry_model(api_version: str, kind: str) -> type[Resource]:
+    """The registry's model of a kind, or Unstructured: imported only when asked for."""
+    from fleetwarden.api import core
+    from fleetwarden.api.registry import REGISTRY
+
+    known = REGISTRY.get(api_version, kind)
+    return known.model if known else core.Unstructured

@@ -22,7 +22,7 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -33,8 +33,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.runtime.manager import Controller, RealDriver
 from fleetwarden.runtime.metrics import Metrics
-from fleetwarden.runtime.settings import SettingsError, parse_go_bool
-from fleetwarden.semantics.durations import format_duration, parse_duration
+from fleetwarden.runtime.settings import JITTER_FACTOR, LeaderElectionConfiguration
 from fleetwarden.store.interface import (
     ListResult,
     Obj,
@@ -48,92 +47,12 @@ from fleetwarden.store.interface import (
 logger = logging.getLogger(__name__)
 
 LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
-# leaderelection.JitterFactor: how much longer than the retry period a candidate may wait.
-JITTER_FACTOR = 1.2
 
 
 def new_identity() -> str:
     """What client-go's users (Karmada's binaries, controller-runtime) take as the holder
     identity: the host name, and a uuid so that two processes on one host differ."""
     return f"{socket.gethostname()}_{uuid.uuid4()}"
-
-
-# config -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LeaderElectionConfiguration:
-    """componentbaseconfig.LeaderElectionConfiguration with karmada-controller-manager's
-    defaults (cmd/controller-manager/app/options/options.go); each field is the flag
-    `--leader-elect-<field>` (`--leader-elect` for leader_elect)."""
-
-    leader_elect: bool = True
-    lease_duration: timedelta = timedelta(seconds=15)
-    renew_deadline: timedelta = timedelta(seconds=10)
-    retry_period: timedelta = timedelta(seconds=2)
-    resource_namespace: str = "karmada-system"
-
-    def __post_init__(self) -> None:
-        if self.leader_elect:  # the timings matter only to an elector
-            self._validate()
-
-    @staticmethod
-    def flag(attr: str) -> str:
-        return (
-            "leader-elect" if attr == "leader_elect" else f"leader-elect-{attr}".replace("_", "-")
-        )
-
-    @classmethod
-    def from_flags(cls, flags: Mapping[str, str]) -> LeaderElectionConfiguration:
-        """The configuration from flag values as given (`{"leader-elect-lease-duration":
-        "15s"}`); SettingsError names the flag whose value is wrong."""
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            name = cls.flag(f.name)
-            if name in flags:
-                values[f.name] = _parse_flag(name, type(f.default), flags[name])
-        return cls(**values)
-
-    def _validate(self) -> None:
-        """NewLeaderElector's checks, each naming the flags it relates."""
-        lease, renew, retry = self.lease_duration, self.renew_deadline, self.retry_period
-        for attr, value in (("lease_duration", lease), ("renew_deadline", renew),
-                            ("retry_period", retry)):  # fmt: skip
-            if value <= timedelta(0):
-                self._refuse(attr, f"{_camel(attr)} must be greater than zero")
-        if lease <= renew:
-            self._refuse(
-                "lease_duration",
-                "leaseDuration must be greater than renewDeadline "
-                f"(--leader-elect-renew-deadline={format_duration(renew)})",
-            )
-        if renew <= retry * JITTER_FACTOR:
-            self._refuse(
-                "renew_deadline",
-                f"renewDeadline must be greater than retryPeriod*JitterFactor ({JITTER_FACTOR}) "
-                f"(--leader-elect-retry-period={format_duration(retry)})",
-            )
-
-    def _refuse(self, attr: str, rule: str) -> None:
-        flag = self.flag(attr)
-        value = format_duration(getattr(self, attr))
-        raise SettingsError(flag, f'invalid value "{value}" for flag "--{flag}": {rule}')
-
-
-def _camel(attr: str) -> str:
-    head, *rest = attr.split("_")
-    return head + "".join(word.title() for word in rest)
-
-
-def _parse_flag(flag: str, type_: type, text: str) -> Any:
-    try:
-        if type_ is bool:
-            return parse_go_bool(text)
-        if type_ is timedelta:
-            return parse_duration(text)
-    except ValueError as exc:
-        raise SettingsError(flag, f'invalid value "{text}" for flag "--{flag}": {exc}') from None
-    return text
 
 
 # the record ---------------------------------------------------------------------------------

@@ -16,10 +16,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from enum import StrEnum
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Union, get_args, get_origin, get_type_hints
 
-from fleetwarden.admission.chain import AdmissionConfig
-from fleetwarden.semantics.durations import parse_duration
+from fleetwarden.semantics.durations import format_duration, parse_duration
+
+if TYPE_CHECKING:
+    from fleetwarden.admission.chain import AdmissionConfig
 
 FlagValue = str | int | float | bool | None
 
@@ -190,6 +192,10 @@ class Settings:
         return self.feature_gates.enabled(name)
 
     def admission_config(self) -> AdmissionConfig:
+        # Here, not at the top: admission is every kind's rules, and the CLI imports this
+        # module for every command, for the options of up and agent.
+        from fleetwarden.admission.chain import AdmissionConfig
+
         return AdmissionConfig(
             allow_no_execute_taint_policy=self.allow_no_execute_taint_policy,
             default_not_ready_toleration_seconds=self.default_not_ready_toleration_seconds,
@@ -278,3 +284,84 @@ def _parse(flag: str, type_: Any, raw: FlagValue) -> Any:
             flag,
             f"invalid value {shown} for setting {_go_quote(flag)}: {exc}; expected {form}",
         ) from None
+
+
+# leader election ----------------------------------------------------------------------------
+
+# leaderelection.JitterFactor: how much longer than the retry period a candidate may wait.
+JITTER_FACTOR = 1.2
+
+
+@dataclass(frozen=True)
+class LeaderElectionConfiguration:
+    """componentbaseconfig.LeaderElectionConfiguration with karmada-controller-manager's
+    defaults (cmd/controller-manager/app/options/options.go); each field is the flag
+    `--leader-elect-<field>` (`--leader-elect` for leader_elect)."""
+
+    leader_elect: bool = True
+    lease_duration: timedelta = timedelta(seconds=15)
+    renew_deadline: timedelta = timedelta(seconds=10)
+    retry_period: timedelta = timedelta(seconds=2)
+    resource_namespace: str = "karmada-system"
+
+    def __post_init__(self) -> None:
+        if self.leader_elect:  # the timings matter only to an elector
+            self._validate()
+
+    @staticmethod
+    def flag(attr: str) -> str:
+        return (
+            "leader-elect" if attr == "leader_elect" else f"leader-elect-{attr}".replace("_", "-")
+        )
+
+    @classmethod
+    def from_flags(cls, flags: Mapping[str, str]) -> LeaderElectionConfiguration:
+        """The configuration from flag values as given (`{"leader-elect-lease-duration":
+        "15s"}`); SettingsError names the flag whose value is wrong."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            name = cls.flag(f.name)
+            if name in flags:
+                values[f.name] = _parse_flag(name, type(f.default), flags[name])
+        return cls(**values)
+
+    def _validate(self) -> None:
+        """NewLeaderElector's checks, each naming the flags it relates."""
+        lease, renew, retry = self.lease_duration, self.renew_deadline, self.retry_period
+        for attr, value in (("lease_duration", lease), ("renew_deadline", renew),
+                            ("retry_period", retry)):  # fmt: skip
+            if value <= timedelta(0):
+                self._refuse(attr, f"{_camel(attr)} must be greater than zero")
+        if lease <= renew:
+            self._refuse(
+                "lease_duration",
+                "leaseDuration must be greater than renewDeadline "
+                f"(--leader-elect-renew-deadline={format_duration(renew)})",
+            )
+        if renew <= retry * JITTER_FACTOR:
+            self._refuse(
+                "renew_deadline",
+                f"renewDeadline must be greater than retryPeriod*JitterFactor ({JITTER_FACTOR}) "
+                f"(--leader-elect-retry-period={format_duration(retry)})",
+            )
+
+    def _refuse(self, attr: str, rule: str) -> None:
+        flag = self.flag(attr)
+        value = format_duration(getattr(self, attr))
+        raise SettingsError(flag, f'invalid value "{value}" for flag "--{flag}": {rule}')
+
+
+def _camel(attr: str) -> str:
+    head, *rest = attr.split("_")
+    return head + "".join(word.title() for word in rest)
+
+
+def _parse_flag(flag: str, type_: type, text: str) -> Any:
+    try:
+        if type_ is bool:
+            return parse_go_bool(text)
+        if type_ is timedelta:
+            return parse_duration(text)
+    except ValueError as exc:
+        raise SettingsError(flag, f'invalid value "{text}" for flag "--{flag}": {exc}') from None
+    return text

@@ -10,8 +10,6 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from fleetwarden.api.meta import parse_time
-
 NANOSECOND = 1
 MICROSECOND = 1000 * NANOSECOND
 MILLISECOND = 1000 * MICROSECOND
@@ -196,6 +194,10 @@ def human_duration(delta: timedelta) -> str:
 def since(timestamp: Any, now: datetime) -> str:
     """translateTimestampSince, as kubectl's AGE: "<unknown>" for no time, "<invalid>" for
     a timestamp that is not RFC 3339 (or lies in the future), else `human_duration`."""
+    # Here, not at the top: api.meta is the API's models (pydantic), and the CLI imports
+    # this module for every command, for --request-timeout and the settings' defaults.
+    from fleetwarden.api.meta import parse_time
+
     if not timestamp:
         return "<unknown>"
     try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from fleetwarden.api import bootstrap_groups
 from fleetwarden.api.core import Taint
 from fleetwarden.api.meta import Condition, Model, Quantity, Resource
 
@@ -22,7 +23,7 @@ SYNC_MODE_PULL = "Pull"
 # the group of the bootstrap tokens it joins with.
 AGENT_USER_PREFIX = "system:karmada:agent:"
 AGENTS_GROUP = "system:karmada:agents"
-AGENT_BOOTSTRAP_GROUP = "system:bootstrappers:karmada:default-cluster-token"
+AGENT_BOOTSTRAP_GROUP = bootstrap_groups.KARMADA
 
 # Cluster condition types.
 CONDITION_READY = "Ready"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
+from fleetwarden.api import bootstrap_groups
 from fleetwarden.api.core import Taint
 from fleetwarden.api.meta import Condition, LabelSelector, Model, Quantity, Resource
 
@@ -47,7 +48,7 @@ CLUSTER_NAME_LABEL = "open-cluster-management.io/cluster-name"
 # bootstrap tokens it joins with.
 AGENT_GROUP_PREFIX = "system:open-cluster-management:"
 MANAGED_CLUSTERS_GROUP = "system:open-cluster-management:managed-clusters"
-AGENT_BOOTSTRAP_GROUP = "system:bootstrappers:managedcluster"
+AGENT_BOOTSTRAP_GROUP = bootstrap_groups.OCM
 DEFAULT_CLUSTER_SET = "default"
 GLOBAL_CLUSTER_SET = "global"
 
