@@ -15,6 +15,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's help, not Rich's: Rich's tables cut long flag names to the terminal's width.
+    rich_markup_mode=None,
 )
 app.command(name="simulate", no_args_is_help=True)(simulate.simulate)
 app.command(name="taint", no_args_is_help=True)(taint.taint)
@@ -40,8 +42,9 @@ def main() -> None:
 
 # Registered last: they import the API server, the client and the member agents.
 from fleetwarden.cli import accept, agent, token, up  # noqa: E402
+from fleetwarden.cli.sections import SectionedCommand  # noqa: E402
 
-app.command(name="up")(up.up)
-app.command(name="agent", no_args_is_help=True)(agent.agent)
+app.command(name="up", cls=SectionedCommand)(up.up)
+app.command(name="agent", cls=SectionedCommand, no_args_is_help=True)(agent.agent)
 app.add_typer(token.app, name="token")
 app.command(name="accept", no_args_is_help=True)(accept.accept)
