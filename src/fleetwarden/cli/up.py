@@ -530,10 +530,9 @@ def up(
                 "certificates the hub's own CA signs; start them yourself with credentials "
                 "your CA issued"
             )
-        hub = Hub(data_dir, serving, settings)
-        hub.start()
+        hub = start_hub(data_dir, serving, settings)
     except (StoreError, OSError, ServingError, TokenFileError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {_reason(exc)}", err=True)
         raise typer.Exit(1) from None
     configure_process()
     stop = stop_on_signals()
@@ -557,6 +556,45 @@ def up(
     finally:
         agents.stop()
         hub.stop()
+
+
+def start_hub(data_dir: Path, serving: Serving, settings: Settings) -> Hub:
+    """The hub, started. A start that fails (its port taken, say) after it created the
+    store removes the store and all else it made in the data dir again: an empty store
+    left behind would pass for a hub's on the next start."""
+    before = _paths(data_dir)
+    new_store = not (data_dir / STORE_FILE).exists()
+    hub = None
+    try:
+        hub = Hub(data_dir, serving, settings)
+        hub.start()
+    except BaseException:
+        if hub is not None:
+            hub.stop()
+        if new_store:
+            _remove_all_but(data_dir, before)
+        raise
+    return hub
+
+
+def _paths(directory: Path) -> set[Path]:
+    return {directory, *directory.rglob("*")} if directory.exists() else set()
+
+
+def _remove_all_but(directory: Path, kept: set[Path]) -> None:
+    # In reverse order a directory comes after what it holds.
+    for path in sorted(_paths(directory) - kept, reverse=True):
+        if path.is_dir():
+            path.rmdir()
+        else:
+            path.unlink()
+
+
+def _reason(exc: Exception) -> str:
+    """The error in one line; an OSError without its `[Errno 98]`."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)
 
 
 def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:
