@@ -516,6 +516,8 @@ def up(
     settings: Settings,
 ) -> None:
     """Run the hub: store, admission, controllers and API server, until SIGINT or SIGTERM."""
+    # Absolute: the agents' command lines name the hub's files, and tell two hubs apart.
+    data_dir = data_dir.absolute()
     serving = Serving(
         bind_address=bind_address, port=port, insecure_serving=insecure_serving,
         tls_cert_file=tls_cert_file, tls_private_key_file=tls_private_key_file,
