@@ -308,7 +308,7 @@ def test_an_agent_that_dies_is_logged_reaped_and_started_again(hub: Hub) -> None
     eventually(lambda: ready(client, "member1"), 20, "member1 Ready again")
 
 
-def test_the_agents_name_their_hub_whole(hub: Hub) -> None:
+def test_the_agents_name_their_hub_whole_and_their_end_is_logged(hub: Hub) -> None:
     hub.args = ["--members=1", *SETTINGS]
     client = hub.start()
     eventually(lambda: ready(client, "member1"), 20, "member1 Ready")
@@ -316,3 +316,12 @@ def test_the_agents_name_their_hub_whole(hub: Hub) -> None:
     arguments = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
     kubeconfigs = [a.partition("=")[2] for a in arguments if a.startswith("--hub-kubeconfig=")]
     assert kubeconfigs == [str(hub.data_dir / "members" / "member1.kubeconfig")]
+    assert hub.stop() == 0
+    log = (hub.data_dir / "hub.log").read_text()
+    assert (
+        f"agent member1 started (pid {pid}), logging to {hub.data_dir}/members/member1.log" in log
+    )
+    assert f"agent member1 (pid {pid}) stopped with status 0" in log
+    assert log.rstrip().endswith("shutdown complete")
+    # Not a line per HTTP request: the lease renewals would drown the rest.
+    assert "HTTP Request" not in (hub.data_dir / "members" / "member1.log").read_text()

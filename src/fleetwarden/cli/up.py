@@ -314,6 +314,10 @@ class Agents:
                     "--exit-on-stdin-close", *flags, *self.flags,
                 )  # fmt: skip
                 self._spawn(name)
+                logger.info(
+                    "agent %s started (pid %d), logging to %s",
+                    name, self.processes[name].pid, self.dir / f"{name}.log",
+                )  # fmt: skip
         if self.processes and not self._supervisor.is_alive():
             self._supervisor.start()
 
@@ -360,18 +364,27 @@ class Agents:
         return self._delays[name]
 
     def stop(self) -> None:
+        """SIGTERM to every agent still running, and how each ended, logged (an agent
+        that exited before was logged then)."""
         self._stopping.set()
         with self._lock:
-            for process in self.processes.values():
-                if process.poll() is None:
-                    process.terminate()
-            for name, process in self.processes.items():
-                try:
-                    process.wait(AGENT_STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            running = {name: p for name, p in self.processes.items() if p.poll() is None}
+            for process in running.values():
+                process.terminate()
+            for name, process in running.items():
+                logger.info("agent %s (pid %d) %s", name, process.pid, _stopped(process))
+            for name in self.processes:
                 (self.dir / f"{name}.pid").unlink(missing_ok=True)
+
+
+def _stopped(process: subprocess.Popen[bytes]) -> str:
+    """How an agent sent SIGTERM ended: its exit status, or killed after AGENT_STOP_TIMEOUT."""
+    try:
+        return f"stopped with {_exit_status(process.wait(AGENT_STOP_TIMEOUT))}"
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"did not stop within {AGENT_STOP_TIMEOUT:g} s: killed"
 
 
 def _exit_status(code: int) -> str:
@@ -556,8 +569,10 @@ def up(
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()
     finally:
+        logger.info("shutting down: the agents, then the hub")
         agents.stop()
         hub.stop()
+        logger.info("shutdown complete")
 
 
 def start_hub(data_dir: Path, serving: Serving, settings: Settings) -> Hub:
