@@ -3,7 +3,8 @@ Karmada's name, refused values named, a hub that cannot be reached."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import socket
+from collections.abc import Callable, Iterator
 from dataclasses import fields
 from pathlib import Path
 
@@ -150,3 +151,37 @@ def test_a_store_that_is_no_database_is_one_line_and_no_traceback(tmp_path: Path
         f"error: {tmp_path / 'fleetwarden.db'}: file is not a database (is it a fleetwarden "
         "store?)\n"
     )
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A port another program listens on."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+def test_a_port_taken_is_named_and_a_new_data_dir_is_left_as_it_was(
+    tmp_path: Path, taken_port: int
+) -> None:
+    data_dir = tmp_path / "hub"
+    result = runner.invoke(app, ["up", f"--data-dir={data_dir}", f"--port={taken_port}"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: failed to listen on 127.0.0.1:{taken_port}: address already in use\n"
+    )
+    assert not data_dir.exists()
+
+
+def test_a_port_taken_leaves_an_existing_hubs_data_dir_alone(
+    tmp_path: Path, taken_port: int
+) -> None:
+    first = Hub(tmp_path, Serving(port=0), Settings())
+    first.start()
+    first.stop()
+    before = sorted(tmp_path.rglob("*"))
+    result = runner.invoke(app, ["up", f"--data-dir={tmp_path}", f"--port={taken_port}"])
+    assert result.exit_code == 1
+    assert f"127.0.0.1:{taken_port}" in result.stderr
+    assert sorted(tmp_path.rglob("*")) == before

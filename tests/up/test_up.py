@@ -77,9 +77,13 @@ class Hub:
     def start(self) -> Client:
         kubeconfig = self.data_dir / "kubeconfig"
         kubeconfig.unlink(missing_ok=True)
-        command = fleetwarden_command("up", "--port=0", f"--data-dir={self.data_dir}", *self.args)
+        # As a user runs it: the data dir named relative to where `up` runs.
+        data_dir = f"--data-dir={self.data_dir.name}"
+        command = fleetwarden_command("up", "--port=0", data_dir, *self.args)
         log = (self.data_dir / "hub.log").open("ab")
-        self.process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, cwd=self.data_dir.parent
+        )
         eventually(kubeconfig.exists, 30, "the hub's kubeconfig")
         self.client = Client.from_kubeconfig(load_kubeconfig(str(kubeconfig)))
         client = self.client
@@ -302,3 +306,22 @@ def test_an_agent_that_dies_is_logged_reaped_and_started_again(hub: Hub) -> None
     assert f"agent member1 (pid {first}) exited with SIGKILL; starting it again in 1 s" in log
     assert f"agent member1 started again (pid {again})" in log
     eventually(lambda: ready(client, "member1"), 20, "member1 Ready again")
+
+
+def test_the_agents_name_their_hub_whole_and_their_end_is_logged(hub: Hub) -> None:
+    hub.args = ["--members=1", *SETTINGS]
+    client = hub.start()
+    eventually(lambda: ready(client, "member1"), 20, "member1 Ready")
+    pid = hub.agent_pid("member1")
+    arguments = Path(f"/proc/{pid}/cmdline").read_text().split("\0")
+    kubeconfigs = [a.partition("=")[2] for a in arguments if a.startswith("--hub-kubeconfig=")]
+    assert kubeconfigs == [str(hub.data_dir / "members" / "member1.kubeconfig")]
+    assert hub.stop() == 0
+    log = (hub.data_dir / "hub.log").read_text()
+    assert (
+        f"agent member1 started (pid {pid}), logging to {hub.data_dir}/members/member1.log" in log
+    )
+    assert f"agent member1 (pid {pid}) stopped with status 0" in log
+    assert log.rstrip().endswith("shutdown complete")
+    # Not a line per HTTP request: the lease renewals would drown the rest.
+    assert "HTTP Request" not in (hub.data_dir / "members" / "member1.log").read_text()

@@ -19,6 +19,7 @@ from fleetwarden.cli import (
     up,
     validate,
 )
+from fleetwarden.cli.sections import SectionedCommand
 
 app = typer.Typer(
     name="fleetwarden",
@@ -28,6 +29,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's help, not Rich's: Rich's tables cut long flag names to the terminal's width.
+    rich_markup_mode=None,
 )
 app.command(name="simulate", no_args_is_help=True)(simulate.simulate)
 app.command(name="taint", no_args_is_help=True)(taint.taint)
@@ -52,7 +55,7 @@ def main() -> None:
 
 
 # The hub and its agents.
-app.command(name="up")(up.up)
-app.command(name="agent", no_args_is_help=True)(agent.agent)
+app.command(name="up", cls=SectionedCommand)(up.up)
+app.command(name="agent", cls=SectionedCommand, no_args_is_help=True)(agent.agent)
 app.add_typer(token.app, name="token")
 app.command(name="accept", no_args_is_help=True)(accept.accept)

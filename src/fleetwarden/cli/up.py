@@ -393,6 +393,10 @@ class Agents:
                     "--exit-on-stdin-close", *flags, *self.flags,
                 )  # fmt: skip
                 self._spawn(name)
+                logger.info(
+                    "agent %s started (pid %d), logging to %s",
+                    name, self.processes[name].pid, self.dir / f"{name}.log",
+                )  # fmt: skip
         if self.processes and not self._supervisor.is_alive():
             self._supervisor.start()
 
@@ -439,18 +443,27 @@ class Agents:
         return self._delays[name]
 
     def stop(self) -> None:
+        """SIGTERM to every agent still running, and how each ended, logged (an agent
+        that exited before was logged then)."""
         self._stopping.set()
         with self._lock:
-            for process in self.processes.values():
-                if process.poll() is None:
-                    process.terminate()
-            for name, process in self.processes.items():
-                try:
-                    process.wait(AGENT_STOP_TIMEOUT)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            running = {name: p for name, p in self.processes.items() if p.poll() is None}
+            for process in running.values():
+                process.terminate()
+            for name, process in running.items():
+                logger.info("agent %s (pid %d) %s", name, process.pid, _stopped(process))
+            for name in self.processes:
                 (self.dir / f"{name}.pid").unlink(missing_ok=True)
+
+
+def _stopped(process: subprocess.Popen[bytes]) -> str:
+    """How an agent sent SIGTERM ended: its exit status, or killed after AGENT_STOP_TIMEOUT."""
+    try:
+        return f"stopped with {_exit_status(process.wait(AGENT_STOP_TIMEOUT))}"
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return f"did not stop within {AGENT_STOP_TIMEOUT:g} s: killed"
 
 
 def _exit_status(code: int) -> str:
@@ -670,6 +683,8 @@ def up(
         renew_deadline=leader_elect_renew_deadline, retry_period=leader_elect_retry_period,
         resource_namespace=leader_elect_resource_namespace,
     )  # fmt: skip
+    # Absolute: the agents' command lines name the hub's files, and tell two hubs apart.
+    data_dir = data_dir.absolute()
     serving = Serving(
         bind_address=bind_address, port=port, insecure_serving=insecure_serving,
         tls_cert_file=tls_cert_file, tls_private_key_file=tls_private_key_file,
@@ -684,10 +699,9 @@ def up(
                 "certificates the hub's own CA signs; start them yourself with credentials "
                 "your CA issued"
             )
-        hub = Hub(data_dir, serving, settings, leader_election)
-        hub.start()
+        hub = start_hub(data_dir, serving, settings, leader_election)
     except (StoreError, OSError, ServingError, TokenFileError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {_reason(exc)}", err=True)
         raise typer.Exit(1) from None
     configure_process()
     stop = stop_on_signals()
@@ -709,8 +723,54 @@ def up(
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()
     finally:
+        logger.info("shutting down: the agents, then the hub")
         agents.stop()
         hub.stop()
+        logger.info("shutdown complete")
+
+
+def start_hub(
+    data_dir: Path,
+    serving: Serving,
+    settings: Settings,
+    leader_election: LeaderElectionConfiguration | None = None,
+) -> Hub:
+    """The hub, started. A start that fails (its port taken, say) after it created the
+    store removes the store and all else it made in the data dir again: an empty store
+    left behind would pass for a hub's on the next start."""
+    before = _paths(data_dir)
+    new_store = not (data_dir / STORE_FILE).exists()
+    hub = None
+    try:
+        hub = Hub(data_dir, serving, settings, leader_election)
+        hub.start()
+    except BaseException:
+        if hub is not None:
+            hub.stop()
+        if new_store:
+            _remove_all_but(data_dir, before)
+        raise
+    return hub
+
+
+def _paths(directory: Path) -> set[Path]:
+    return {directory, *directory.rglob("*")} if directory.exists() else set()
+
+
+def _remove_all_but(directory: Path, kept: set[Path]) -> None:
+    # In reverse order a directory comes after what it holds.
+    for path in sorted(_paths(directory) - kept, reverse=True):
+        if path.is_dir():
+            path.rmdir()
+        else:
+            path.unlink()
+
+
+def _reason(exc: Exception) -> str:
+    """The error in one line; an OSError without its `[Errno 98]`."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)
 
 
 def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:

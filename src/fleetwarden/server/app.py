@@ -473,10 +473,14 @@ class Server:
         self._thread: threading.Thread | None = None
 
     @property
-    def url(self) -> str:
-        scheme = "https" if self.tls else "http"
+    def address(self) -> str:
+        """host:port, an IPv6 host in brackets."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{scheme}://{host}:{self.port}"
+        return f"{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://{self.address}"
 
     def start(self, timeout: float = 10.0) -> None:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
@@ -486,9 +490,9 @@ class Server:
             sock.bind((self.host, self.port))
         except OSError as exc:
             sock.close()
-            raise OSError(
-                exc.errno, f"cannot listen on {self.host}:{self.port}: {exc.strerror}"
-            ) from None
+            # The address, and why in Go's words: "address already in use".
+            reason = (exc.strerror or str(exc)).lower()
+            raise OSError(exc.errno, f"failed to listen on {self.address}: {reason}") from None
         self.port = sock.getsockname()[1]
         self._thread = threading.Thread(
             target=lambda: asyncio.run(self._server.serve(sockets=[sock])),

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from fleetwarden.admission import default_chain
@@ -104,8 +105,13 @@ class Simulation:
         self.authorizer = rbac_authorizer(self.store)
         self.outcomes: list[Outcome] = []
 
-    def run(self) -> Report:
+    def run(self, progress: Callable[[timedelta], None] | None = None) -> Report:
+        """The scenario, run to its end; `progress`, when given, hears at each write how
+        far into the scenario the virtual clock is."""
         self.store.subscribe(self.timeline.observe)
+        if progress is not None:
+            start = self.scenario.start_time
+            self.store.subscribe(lambda _event: progress(self.clock.now() - start))
         for where, doc in self.scenario.objects:
             self._apply(where, doc)
         self.driver.start()
