@@ -62,9 +62,9 @@ def test_the_description_is_rewrapped_not_broken_mid_sentence(columns: str) -> N
     assert all(len(line) > min(int(columns), 80) // 2 for line in paragraph[:-1]), paragraph
 
 
-def test_settings_and_serving_flags_have_sections_of_their_own() -> None:
+def test_settings_serving_election_and_storage_flags_have_sections_of_their_own() -> None:
     result = runner.invoke(app, ["up", "--help"])
     titles = [line for line in result.stdout.splitlines() if line.endswith(":") and line[0] != " "]
-    assert titles == ["Options:", "Serving:", "Settings:"]
+    assert titles == ["Options:", "Serving:", "Leader election:", "Storage:", "Settings:"]
     settings = result.stdout.split("\nSettings:\n")[1]
     assert whole("--cluster-monitor-grace-period", settings)

@@ -370,3 +370,56 @@ def _eventually(check: Callable[[], bool]) -> None:
     while not check():
         assert time.monotonic() < deadline
         time.sleep(0.01)
+
+
+def test_a_running_candidate_hears_each_renewal_and_tries_when_the_lease_expires(
+    store: MemoryStore, clock: VirtualClock, log: list[str]
+) -> None:
+    # client-go's candidate sees a renewal only at its next attempt (2 to 4.4 s later), and
+    # so takes over up to that much past the lease's expiry; ours hears it as it is written.
+    a, b = Candidate("a", store, clock, log), Candidate("b", store, clock, log)
+    a.tick()
+    stop = threading.Event()
+    runner = threading.Thread(target=b.elector.run, args=(stop,))
+    runner.start()
+    try:
+        assert wait_for(lambda: "b sees a" in log)
+        clock.advance(timedelta(seconds=1))
+        a.tick()  # a renews; b hears it at once, by its clock's now
+        heard = clock.now()
+        assert wait_for(lambda: b.elector._observed_time == heard)
+    finally:
+        stop.set()
+        runner.join()
+    clock.advance(timedelta(seconds=14))
+    # b's next wait ends when the lease it heard renewed expires, not a retry later.
+    assert b.tick() == timedelta(seconds=1)
+    clock.advance(timedelta(seconds=1))
+    b.tick()
+    assert lease(store)["holderIdentity"] == "b"
+
+
+def test_a_released_lease_wakes_a_waiting_candidate_at_once(
+    store: MemoryStore, clock: VirtualClock, log: list[str]
+) -> None:
+    a, b = Candidate("a", store, clock, log), Candidate("b", store, clock, log)
+    a.tick()
+    stop = threading.Event()
+    runner = threading.Thread(target=b.elector.run, args=(stop,))
+    runner.start()
+    try:
+        assert wait_for(lambda: "b sees a" in log)
+        a.elector.release()  # b is waiting out its retry period (a virtual clock's: forever)
+        assert wait_for(lambda: lease(store)["holderIdentity"] == "b")
+    finally:
+        stop.set()
+        runner.join()
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 10) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -52,6 +52,9 @@ if TYPE_CHECKING:
     from fleetwarden.hub import Lock
     from fleetwarden.runtime.leader_election import LeaderElector
     from fleetwarden.runtime.manager import Controller
+    from fleetwarden.runtime.metrics import Metrics
+    from fleetwarden.store import CoreStore
+    from fleetwarden.store.core import KindsFunc
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +155,41 @@ def _metavar(default: object) -> str:
 # the hub --------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Storage:
+    """Where the hub keeps its objects: the SQLite file in its data dir (this process's
+    alone), or etcd (kube-apiserver's --etcd-* flags), which several replicas share."""
+
+    etcd_servers: tuple[str, ...] = ()
+    etcd_prefix: str = "/registry"
+    etcd_cafile: Path | None = None
+    etcd_certfile: Path | None = None
+    etcd_keyfile: Path | None = None
+
+    @property
+    def exclusive(self) -> bool:
+        """Whether no other process can be using the store (then a Lease held by another
+        identity was left by a process that is gone)."""
+        return not self.etcd_servers
+
+    def open(self, data_dir: Path, kinds: KindsFunc, metrics: Metrics) -> CoreStore:
+        if not self.etcd_servers:
+            from fleetwarden.store import SqliteStore
+
+            return SqliteStore(_owner_only(data_dir / STORE_FILE), kinds=kinds)
+        from fleetwarden.store.etcd import EtcdStore
+        from fleetwarden.store.etcd_client import EtcdTLS
+
+        files = (self.etcd_cafile, self.etcd_certfile, self.etcd_keyfile)
+        cafile, certfile, keyfile = (str(f) if f else None for f in files)
+        store = EtcdStore(
+            self.etcd_servers, prefix=self.etcd_prefix, tls=EtcdTLS(cafile, certfile, keyfile),
+            kinds=kinds, observe=metrics.observe_etcd,
+        )  # fmt: skip
+        metrics.watch_cache(lambda: store.cached_objects)
+        return store
+
+
 class Hub:
     """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
 
@@ -161,6 +199,7 @@ class Hub:
         serving: Serving,
         settings: Settings,
         leader_election: LeaderElectionConfiguration | None = None,
+        storage: Storage | None = None,
     ) -> None:
         from fleetwarden.admission import default_chain
         from fleetwarden.api.registry import REGISTRY
@@ -174,20 +213,20 @@ class Hub:
         from fleetwarden.runtime.manager import ControllerManager, RealDriver
         from fleetwarden.runtime.metrics import Metrics
         from fleetwarden.server import Server, create_app
-        from fleetwarden.store import SqliteStore
 
         serving.check()
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         data_dir.chmod(0o700)  # it holds keys and the store: its owner's alone
         # The hub's kinds: the registered ones and those its CRDs serve.
         registry = REGISTRY.overlay()
-        self.store = SqliteStore(_owner_only(data_dir / STORE_FILE), kinds=registry.info)
+        self.metrics = Metrics(process=True)
+        self.storage = storage or Storage()
+        self.store = self.storage.open(data_dir, registry.info, self.metrics)
         self.custom_kinds = CustomKinds(self.store, registry)
         clock = RealClock()
         self.serving, self.pki = serving, HubPKI(data_dir / PKI_DIR)
         tls = serving.tls(self.pki, clock.now())
         ensure_bootstrap_policy(self.store, bootstrap_policy())
-        self.metrics = Metrics(process=True)
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster"))
         self.members = HttpMembers(clusters)
@@ -242,7 +281,7 @@ class Hub:
             namespace = lock.namespace or config.resource_namespace
             electors.append(LeaderElector(
                 self.store, self.driver.manager.clock, lock.name, namespace, identity, config,
-                elected.callbacks(), exclusive=True, metrics=self.metrics,
+                elected.callbacks(), exclusive=self.storage.exclusive, metrics=self.metrics,
             ))  # fmt: skip
         return electors
 
@@ -250,7 +289,8 @@ class Hub:
         return self._controllers()[lock]
 
     def ready(self) -> bool:
-        """/readyz: started, and its store still the file it opened."""
+        """/readyz: started, and its store still usable (the file it opened; etcd
+        watched)."""
         return self._ready.is_set() and self.store.healthy
 
     @property
@@ -532,6 +572,10 @@ def _leader_election(**flags: str | None) -> LeaderElectionConfiguration:
         raise typer.BadParameter(str(exc), param_hint=f"--{exc.setting}") from None
 
 
+def _storage_option(help: str, metavar: str) -> Any:
+    return typer.Option(help=help, metavar=metavar, rich_help_panel="Storage")
+
+
 def _serving_option(help: str, metavar: str | None = None) -> Any:
     return typer.Option(help=help, metavar=metavar, rich_help_panel=_SERVING)
 
@@ -670,6 +714,26 @@ def up(
             "open-cluster-management-hub, kube-controller-manager's in kube-system).",
         ),
     ] = None,
+    etcd_servers: Annotated[
+        list[str] | None,
+        _storage_option(
+            "etcd's client URLs, comma-separated (repeatable): the store of several replicas, "
+            "instead of SQLite in --data-dir.",
+            "URL,...",
+        ),
+    ] = None,
+    etcd_prefix: Annotated[
+        str, _storage_option("The prefix of every key the hub keeps in etcd.", "PREFIX")
+    ] = "/registry",
+    etcd_cafile: Annotated[
+        Path | None, _storage_option("The CA that signed etcd's serving certificate.", "FILE")
+    ] = None,
+    etcd_certfile: Annotated[
+        Path | None, _storage_option("The client certificate for etcd, PEM.", "FILE")
+    ] = None,
+    etcd_keyfile: Annotated[
+        Path | None, _storage_option("The client certificate's private key, PEM.", "FILE")
+    ] = None,
     *,
     settings: Settings,
 ) -> None:
@@ -682,6 +746,10 @@ def up(
         leader_elect=leader_elect, lease_duration=leader_elect_lease_duration,
         renew_deadline=leader_elect_renew_deadline, retry_period=leader_elect_retry_period,
         resource_namespace=leader_elect_resource_namespace,
+    )  # fmt: skip
+    storage = Storage(
+        tuple(url for urls in etcd_servers or () for url in urls.split(",") if url),
+        etcd_prefix, etcd_cafile, etcd_certfile, etcd_keyfile,
     )  # fmt: skip
     # Absolute: the agents' command lines name the hub's files, and tell two hubs apart.
     data_dir = data_dir.absolute()
@@ -699,8 +767,8 @@ def up(
                 "certificates the hub's own CA signs; start them yourself with credentials "
                 "your CA issued"
             )
-        hub = start_hub(data_dir, serving, settings, leader_election)
-    except (StoreError, OSError, ServingError, TokenFileError) as exc:
+        hub = start_hub(data_dir, serving, settings, leader_election, storage)
+    except (StoreError, OSError, ValueError, StatusError, TokenFileError) as exc:
         typer.echo(f"error: {_reason(exc)}", err=True)
         raise typer.Exit(1) from None
     configure_process()
@@ -734,6 +802,7 @@ def start_hub(
     serving: Serving,
     settings: Settings,
     leader_election: LeaderElectionConfiguration | None = None,
+    storage: Storage | None = None,
 ) -> Hub:
     """The hub, started. A start that fails (its port taken, say) after it created the
     store removes the store and all else it made in the data dir again: an empty store
@@ -742,7 +811,7 @@ def start_hub(
     new_store = not (data_dir / STORE_FILE).exists()
     hub = None
     try:
-        hub = Hub(data_dir, serving, settings, leader_election)
+        hub = Hub(data_dir, serving, settings, leader_election, storage)
         hub.start()
     except BaseException:
         if hub is not None:

@@ -16,10 +16,12 @@ the time, so tests drive it one `tick` at a time on a VirtualClock.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -35,6 +37,7 @@ from fleetwarden.runtime.manager import Controller, RealDriver
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import JITTER_FACTOR, LeaderElectionConfiguration
 from fleetwarden.store.interface import (
+    EventType,
     ListResult,
     Obj,
     PatchType,
@@ -42,11 +45,16 @@ from fleetwarden.store.interface import (
     Store,
     Watch,
     WatchEvent,
+    collection_of,
 )
 
 logger = logging.getLogger(__name__)
 
 LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
+_LEASES = collection_of(LEASE)
+# The least a candidate waits between attempts, and how often a wait looks at `stop`.
+_SOON = timedelta(milliseconds=50)
+_STOP_POLL = 0.25
 
 
 def new_identity() -> str:
@@ -258,8 +266,10 @@ class LeaderElector:
             acquired = self._attempt()
             self._report_leader()
             if not acquired:
-                # wait.JitterUntil: candidates spread their attempts.
-                return self.config.retry_period * (1 + self._rng.random() * JITTER_FACTOR)
+                # wait.JitterUntil: candidates spread their attempts; but none waits past
+                # the moment the lease it saw expires.
+                jittered = self.config.retry_period * (1 + self._rng.random() * JITTER_FACTOR)
+                return max(min(jittered, self._until_expiry()), _SOON)
             logger.info("successfully acquired lease %s", self.describe())
             self._start_leading()
             return self.config.retry_period
@@ -276,13 +286,49 @@ class LeaderElector:
 
     def run(self, stop: threading.Event) -> None:
         """Acquire, lead and renew until `stop`; then stop leading and release the lock
-        (ReleaseOnCancel) so that another candidate takes over at once."""
+        (ReleaseOnCancel) so that another candidate takes over at once.
+
+        Beyond client-go, a candidate hears of each change of the Lease as it is written
+        (not at its next attempt, up to 4.4 s later), so it times the lease's expiry from
+        the holder's last renewal and tries again the moment it expires, or is released:
+        a takeover after a leader dies takes the lease duration, not up to two retry
+        periods more."""
         logger.info("attempting to acquire leader lease %s...", self.describe())
-        while not stop.is_set():
-            stop.wait(self.tick().total_seconds())
+        wake = threading.Event()
+        unsubscribe = self.store.subscribe(functools.partial(self._heard, wake))
+        try:
+            while not stop.is_set():
+                deadline = time.monotonic() + self.tick().total_seconds()
+                wake.clear()
+                while not stop.is_set() and not wake.is_set() and time.monotonic() < deadline:
+                    wake.wait(min(deadline - time.monotonic(), _STOP_POLL))
+        finally:
+            unsubscribe()
         if self._leading:
             self._stop_leading()
             self.release()
+
+    def _heard(self, wake: threading.Event, event: WatchEvent) -> None:
+        """A write to this lock's Lease by another candidate: observed now; and the next
+        attempt made at once if it released the lock."""
+        if event.collection != _LEASES or event.type is EventType.DELETED:
+            return
+        meta = event.object["metadata"]
+        if meta["name"] != self.name or meta.get("namespace") != self.namespace:
+            return
+        record = LeaderElectionRecord.from_lease(event.object)
+        if record.holder_identity == self.identity or record == self._observed:
+            return
+        self._observe(record)
+        if not record.holder_identity and not self._leading:
+            wake.set()
+
+    def _until_expiry(self) -> timedelta:
+        """How long until the lease last observed expires by this candidate's clock."""
+        if self._observed is None or self._observed_time is None:
+            return self.config.retry_period
+        duration = timedelta(seconds=self._observed.lease_duration_seconds)
+        return self._observed_time + duration - self.clock.now()
 
     def release(self) -> bool:
         """Give the lock up: an empty holder, leaseDurationSeconds 1, as client-go does."""

@@ -132,8 +132,27 @@ class Metrics:
             "Please make sure to group by name.",
             ["name"], registry=r,
         )  # fmt: skip
+        # kube-apiserver's storage: etcd's latency, and the objects the watch cache holds.
+        self.etcd_request_duration = Histogram(
+            "etcd_request_duration_seconds",
+            "Etcd request latency in seconds for each operation and object type.",
+            ["operation", "type"], registry=r,
+            buckets=(0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5,
+                     6, 8, 10, 15, 20, 30, 45, 60),
+        )  # fmt: skip
         self._eviction_queues: dict[str, EvictionQueue] = {}
         self._lock = threading.Lock()
+
+    def watch_cache(self, size: Callable[[], int]) -> None:
+        """Report how many objects the watch cache holds at each scrape."""
+        gauge = Gauge(
+            "watch_cache_capacity", "Total capacity of watch cache broken by resource type.",
+            ["resource"], registry=self.registry,
+        )  # fmt: skip
+        gauge.labels("all").set_function(size)
+
+    def observe_etcd(self, operation: str, seconds: float) -> None:
+        self.etcd_request_duration.labels(operation, "all").observe(seconds)
 
     def expose(self) -> bytes:
         """The registry in Prometheus' text format."""

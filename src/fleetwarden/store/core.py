@@ -450,6 +450,11 @@ class CoreStore:
     def resource_version(self) -> int:
         return self._rv
 
+    @property
+    def healthy(self) -> bool:
+        """Whether the store can still write: readiness, for the hub."""
+        return True
+
     def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
         # Lock-free: one dict read of an immutable entry is atomic.
         entry = self._objects.get(collection_of(info), {}).get(_path(_ns(info, namespace), name))

@@ -104,6 +104,7 @@ class EtcdStore(CoreStore):
         self._applied = threading.Condition()
         self._follower: threading.Thread | None = None
         self._seen = 0  # the newest revision whose events the subscribers have had
+        self._connected = True  # whether the watch is open
         self._watching: Any = None
         super().__init__(_NoBackend(), **options)
 
@@ -132,6 +133,11 @@ class EtcdStore(CoreStore):
             limit=limit,
             continue_=continue_,
         )
+
+    @property
+    def healthy(self) -> bool:
+        """Whether etcd is watched: while it is not, reads wait and fail."""
+        return self._connected and not self._closed.is_set()
 
     @property
     def cached_objects(self) -> int:
@@ -210,11 +216,13 @@ class EtcdStore(CoreStore):
         while not self._closed.is_set():
             try:
                 self._watching = self.etcd.watch(self._rv + 1)
+                self._connected = True
                 for events in self._watching:
                     self._receive(events)
             except Compacted:
                 self._relist()
             except EtcdUnavailable as err:
+                self._connected = False
                 logger.warning("%s; watching again", err)
             if not self._closed.is_set():
                 self._closed.wait(_RETRY)
