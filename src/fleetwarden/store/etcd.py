@@ -104,6 +104,7 @@ class EtcdStore(CoreStore):
         self._applied = threading.Condition()
         self._follower: threading.Thread | None = None
         self._seen = 0  # the newest revision whose events the subscribers have had
+        self._owed = 0  # the newest revision a subscriber wrote (see _receive)
         self._watching: Any = None
         super().__init__(_NoBackend(), **options)
 
@@ -233,7 +234,11 @@ class EtcdStore(CoreStore):
                 self._record(event, entry, self._overflow(event))
             revision = self._rv
         self._dispatch()
-        self._let_go(revision)
+        # A subscriber's write comes back on this very watch, after its callback returned:
+        # the write whose event called it returns once that has been heard too, as in the
+        # core store, where the outermost dispatch delivers what subscribers wrote.
+        if revision >= self._owed:
+            self._let_go(revision)
 
     def _let_go(self, revision: int) -> None:
         with self._applied:
@@ -310,7 +315,10 @@ class EtcdStore(CoreStore):
 
     def _wait(self, revision: int) -> None:
         if threading.current_thread() is self._follower:
-            return  # a subscriber writing: its write comes back after its callback returns
+            # A subscriber writing: its write comes back after its callback returns, and
+            # holds back the writers waiting until then.
+            self._owed = max(self._owed, revision)
+            return
         deadline = time.monotonic() + self._timeout
         with self._applied:
             while self._seen < revision:
