@@ -71,6 +71,15 @@ def ended(watch: Watch) -> list[WatchEvent]:
     return events
 
 
+def test_a_store_closed_as_soon_as_opened_leaves_no_watch_behind(
+    etcd: EtcdCluster, request: pytest.FixtureRequest
+) -> None:
+    before = set(threading.enumerate())
+    EtcdStore(etcd.urls, prefix=f"/{request.node.name}").close()
+    left = [t for t in set(threading.enumerate()) - before if t.name == "etcd-watch"]
+    assert left == []
+
+
 # --- two replicas ---------------------------------------------------------------------
 
 

@@ -211,6 +211,10 @@ class EtcdStore(CoreStore):
         while not self._closed.is_set():
             try:
                 self._watching = self.etcd.watch(self._rv + 1)
+                if self._closed.is_set():
+                    # close() came while the watch was being opened, and found none to end:
+                    # else this thread would read it, and hold its connection, for good.
+                    self._watching.close()
                 for events in self._watching:
                     self._receive(events)
             except Compacted:
