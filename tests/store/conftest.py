@@ -57,7 +57,7 @@ def etcd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdCluster]:
     cluster.stop()
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "etcd"])
 def make_store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Iterator[MakeStore]:
     """Opens a store of the backend under test (each sqlite one on its own file, each etcd
     one under its own prefix)."""
@@ -85,6 +85,23 @@ def make_store(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> 
 @pytest.fixture
 def store(make_store: MakeStore) -> CoreStore:
     return make_store()
+
+
+Revisions = Callable[[int], int]
+
+
+def revisions(store: CoreStore) -> Revisions:
+    """The resourceVersion of the store's n-th write from now: etcd's revisions count the
+    writes of the whole cluster (and a fresh etcd is at 1 already), so a test counts from
+    where the store stands when it starts, not from 0."""
+    base = store.resource_version
+    return lambda n: base + n
+
+
+@pytest.fixture
+def rv(store: CoreStore) -> Revisions:
+    """revisions() of the test's `store`."""
+    return revisions(store)
 
 
 def deployment(

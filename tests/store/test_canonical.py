@@ -14,7 +14,7 @@ import pytest
 from fleetwarden.store import CoreStore, PatchType, WatchEvent
 from fleetwarden.store.core import _canonical, _decode, _encode
 
-from .conftest import DEPLOYMENTS, LEASES, deployment, lease
+from .conftest import DEPLOYMENTS, LEASES, Revisions, deployment, lease
 
 
 class Color(StrEnum):
@@ -185,7 +185,9 @@ def test_no_two_holders_share_anything(store: CoreStore, write: str) -> None:
     assert given["metadata"]["labels"] == {"app": "other"}  # the caller's dict untouched
 
 
-def test_an_event_object_is_made_once_per_receiver_on_first_look(store: CoreStore) -> None:
+def test_an_event_object_is_made_once_per_receiver_on_first_look(
+    store: CoreStore, rv: Revisions
+) -> None:
     heard: list[WatchEvent] = []
     store.subscribe(heard.append)
     store.subscribe(heard.append)
@@ -196,7 +198,7 @@ def test_an_event_object_is_made_once_per_receiver_on_first_look(store: CoreStor
     assert (first.type, first.collection, first.resource_version) == (
         second.type,
         second.collection,
-        1,
+        rv(1),
     )
     assert first == second and first != WatchEvent(first.type, {}, first.collection)
     assert "ADDED" in repr(first) and "'web'" in repr(first)

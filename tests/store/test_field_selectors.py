@@ -14,7 +14,7 @@ from fleetwarden.api.errors import BadRequest, Expired
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.store import CoreStore, ListResult, SqliteStore, Watch
 
-from .conftest import CLUSTERS, DEPLOYMENTS, NAMESPACES, MakeStore, namespace
+from .conftest import CLUSTERS, DEPLOYMENTS, NAMESPACES, MakeStore, Revisions, namespace, revisions
 
 EVENTS = REGISTRY.info("v1", "Event")
 SECRETS = REGISTRY.info("v1", "Secret")
@@ -160,7 +160,7 @@ def test_a_paged_list_with_a_field_selector(store: CoreStore) -> None:
 # --- watches -------------------------------------------------------------------------------------
 
 
-def test_a_watch_hears_of_the_events_about_one_object(store: CoreStore) -> None:
+def test_a_watch_hears_of_the_events_about_one_object(store: CoreStore, rv: Revisions) -> None:
     watch = store.watch(EVENTS, field_selector="involvedObject.name=web,type=Warning")
     first = store.create(event("web.1", "web", type="Warning"))
     store.create(event("db.1", "db", type="Warning"))
@@ -170,15 +170,17 @@ def test_a_watch_hears_of_the_events_about_one_object(store: CoreStore) -> None:
     store.update(unconditional(first, type="Normal"))  # stops matching
     store.delete(EVENTS, "web.2", "default")
     assert drain(watch) == [
-        ("ADDED", "web.1", 1),
-        ("MODIFIED", "web.1", 3),
-        ("ADDED", "web.2", 5),
-        ("DELETED", "web.1", 6),
-        ("DELETED", "web.2", 7),
+        ("ADDED", "web.1", rv(1)),
+        ("MODIFIED", "web.1", rv(3)),
+        ("ADDED", "web.2", rv(5)),
+        ("DELETED", "web.1", rv(6)),
+        ("DELETED", "web.2", rv(7)),
     ]
 
 
-def test_an_object_that_stops_matching_is_deleted_as_it_last_matched(store: CoreStore) -> None:
+def test_an_object_that_stops_matching_is_deleted_as_it_last_matched(
+    store: CoreStore, rv: Revisions
+) -> None:
     created = store.create(event("web.1", "web", type="Warning"))
     watch = store.watch(EVENTS, field_selector="type=Warning")
     store.update({**created, "type": "Normal", "message": "fine now"})
@@ -186,60 +188,64 @@ def test_an_object_that_stops_matching_is_deleted_as_it_last_matched(store: Core
     (deleted,) = list(watch)
     assert deleted.type.value == "DELETED"
     assert deleted.object["type"] == "Warning" and "message" not in deleted.object
-    assert deleted.resource_version == 2
+    assert deleted.resource_version == rv(2)
 
 
-def test_a_watch_from_zero_adds_only_what_matches(store: CoreStore) -> None:
+def test_a_watch_from_zero_adds_only_what_matches(store: CoreStore, rv: Revisions) -> None:
     store.create(event("web.1", "web"))
     store.create(event("db.1", "db"))
     watch = store.watch(EVENTS, "default", "0", field_selector="involvedObject.name=db")
     store.create(event("db.2", "db"))
-    assert drain(watch) == [("ADDED", "db.1", 2), ("ADDED", "db.2", 3)]
+    assert drain(watch) == [("ADDED", "db.1", rv(2)), ("ADDED", "db.2", rv(3))]
 
 
-def test_a_resumed_watch_knows_what_matched_at_its_resource_version(store: CoreStore) -> None:
+def test_a_resumed_watch_knows_what_matched_at_its_resource_version(
+    store: CoreStore, rv: Revisions
+) -> None:
     web = store.create(event("web.1", "web", type="Warning"))
     db = store.create(event("db.1", "db"))
     store.create(event("other", "other"))
-    watch = store.watch(EVENTS, resource_version="3", field_selector="type=Warning")
+    watch = store.watch(EVENTS, resource_version=str(rv(3)), field_selector="type=Warning")
     store.update({**web, "type": "Normal"})  # matched at 3: the client has it
     store.update({**db, "type": "Warning"})  # did not: new to the client
     store.delete(EVENTS, "other", "default")  # never matched: none of its business
-    later = store.watch(EVENTS, resource_version="3", field_selector="type=Warning")
-    expected = [("DELETED", "web.1", 4), ("ADDED", "db.1", 5)]
+    later = store.watch(EVENTS, resource_version=str(rv(3)), field_selector="type=Warning")
+    expected = [("DELETED", "web.1", rv(4)), ("ADDED", "db.1", rv(5))]
     assert drain(watch) == expected
     assert drain(later) == expected  # the same, though web.1 no longer matches when it starts
 
 
 def test_a_resumed_watch_takes_an_object_compacted_away_as_held(make_store: MakeStore) -> None:
     store = make_store(event_log_size=2)
+    at = revisions(store)
     warning = store.create(event("warning", "web", type="Warning"))  # soon out of the log
     store.create(event("a", "db"))
     store.update({**warning, "type": "Normal"})  # the log keeps 2 and 3: resumable from 1
     # What was it at 1? Compaction took that: the client may have it, so it hears.
-    watch = store.watch(EVENTS, resource_version="1", field_selector="type=Warning")
-    assert drain(watch) == [("DELETED", "warning", 3)]
+    watch = store.watch(EVENTS, resource_version=str(at(1)), field_selector="type=Warning")
+    assert drain(watch) == [("DELETED", "warning", at(3))]
 
 
-def test_a_watch_with_a_label_and_a_field_selector(store: CoreStore) -> None:
+def test_a_watch_with_a_label_and_a_field_selector(store: CoreStore, rv: Revisions) -> None:
     watch = store.watch(EVENTS, label_selector="tier=web", field_selector="type=Normal")
     labelled = event("web.1", "web")
     labelled["metadata"]["labels"] = {"tier": "web"}
     store.create(labelled)
     store.create(event("web.2", "web"))
-    assert drain(watch) == [("ADDED", "web.1", 1)]
+    assert drain(watch) == [("ADDED", "web.1", rv(1))]
 
 
 def test_a_watch_refuses_a_field_label_before_anything_else(make_store: MakeStore) -> None:
     store = make_store(event_log_size=1)
+    at = revisions(store)
     for name in "abc":
         store.create(event(name, "web"))
     with pytest.raises(BadRequest, match=r"^field label not supported: spec\.x$"):
         store.watch(EVENTS, resource_version="0", field_selector="spec.x=1")
     with pytest.raises(BadRequest, match=r"^field label not supported: spec\.x$"):
-        store.watch(EVENTS, resource_version="1", field_selector="spec.x=1")
+        store.watch(EVENTS, resource_version=str(at(1)), field_selector="spec.x=1")
     with pytest.raises(Expired):
-        store.watch(EVENTS, resource_version="1", field_selector="type=Normal")
+        store.watch(EVENTS, resource_version=str(at(1)), field_selector="type=Normal")
     with pytest.raises(BadRequest):
         store.watch(EVENTS, label_selector="a in")
     with pytest.raises(ValueError, match="every kind"):

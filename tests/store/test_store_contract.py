@@ -27,6 +27,7 @@ from .conftest import (
     NAMESPACES,
     Clock,
     MakeStore,
+    Revisions,
     deployment,
     lease,
     namespace,
@@ -49,23 +50,25 @@ def summary(events: list[WatchEvent]) -> list[tuple[str, str, int]]:
 
 
 def test_create_fills_the_system_fields_from_the_injected_clock_and_uids(
-    store: CoreStore,
+    store: CoreStore, rv: Revisions
 ) -> None:
     created = store.create(deployment())
     meta = created["metadata"]
     assert meta["uid"] == "uid-1"
     assert meta["creationTimestamp"] == "2025-01-01T12:00:00Z"  # whole seconds, UTC
-    assert (meta["resourceVersion"], meta["generation"]) == ("1", 1)
+    assert (meta["resourceVersion"], meta["generation"]) == (str(rv(1)), 1)
     assert created["spec"] == {"replicas": 1}
     assert store.get(DEPLOYMENTS, "web", "default") == created
 
 
-def test_one_resource_version_counts_every_write_of_every_kind(store: CoreStore) -> None:
+def test_one_resource_version_counts_every_write_of_every_kind(
+    store: CoreStore, rv: Revisions
+) -> None:
     store.create(deployment("a"))
     store.create(lease())
     store.create(namespace("team"))
-    assert store.create(deployment("b"))["metadata"]["resourceVersion"] == "4"
-    assert store.resource_version == 4
+    assert store.create(deployment("b"))["metadata"]["resourceVersion"] == str(rv(4))
+    assert store.resource_version == rv(4)
 
 
 def test_create_neither_keeps_nor_changes_the_callers_dict(store: CoreStore) -> None:
@@ -197,10 +200,15 @@ def test_update_with_a_stale_resource_version_is_a_conflict(store: CoreStore) ->
     assert store.get(DEPLOYMENTS, "web", "default")["spec"] == {"replicas": 2}
 
 
-def test_update_without_a_resource_version_is_unconditional(store: CoreStore) -> None:
+def test_update_without_a_resource_version_is_unconditional(
+    store: CoreStore, rv: Revisions
+) -> None:
     store.create(deployment())
     updated = store.update(deployment(replicas=5))
-    assert (updated["spec"], updated["metadata"]["resourceVersion"]) == ({"replicas": 5}, "2")
+    assert (updated["spec"], updated["metadata"]["resourceVersion"]) == (
+        {"replicas": 5},
+        str(rv(2)),
+    )
 
 
 def test_update_keeps_the_stored_system_fields(store: CoreStore, clock: Clock) -> None:
@@ -248,7 +256,7 @@ def test_a_main_resource_update_keeps_the_stored_status(store: CoreStore) -> Non
     assert store.update({**dropped, "spec": {"replicas": 4}})["status"] == {"replicas": 1}
 
 
-def test_a_status_write_changes_only_status(store: CoreStore) -> None:
+def test_a_status_write_changes_only_status(store: CoreStore, rv: Revisions) -> None:
     created = store.create(deployment(labels={"app": "web"}))
     attempt = {
         **created,
@@ -261,7 +269,7 @@ def test_a_status_write_changes_only_status(store: CoreStore) -> None:
     assert updated["spec"] == {"replicas": 1}
     assert updated["metadata"]["labels"] == {"app": "web"}
     assert "finalizers" not in updated["metadata"]
-    assert updated["metadata"]["resourceVersion"] == "2"
+    assert updated["metadata"]["resourceVersion"] == str(rv(2))
 
 
 def test_a_status_write_checks_the_resource_version_too(store: CoreStore) -> None:
@@ -271,14 +279,14 @@ def test_a_status_write_checks_the_resource_version_too(store: CoreStore) -> Non
         store.update({**created, "status": {"replicas": 1}}, subresource="status")
 
 
-def test_an_update_that_changes_nothing_writes_nothing(store: CoreStore) -> None:
+def test_an_update_that_changes_nothing_writes_nothing(store: CoreStore, rv: Revisions) -> None:
     created = store.create(deployment())
     seen = events_of(store)
     again = store.update(created)
     assert again == created
-    assert store.resource_version == 1 and seen == []
+    assert store.resource_version == rv(1) and seen == []
     assert store.update(created, subresource="status") == created
-    assert store.resource_version == 1
+    assert store.resource_version == rv(1)
 
 
 # --- patch ----------------------------------------------------------------------------
@@ -332,16 +340,18 @@ def test_a_json_patch_that_does_not_apply_is_unprocessable_and_writes_nothing(
         store.patch(DEPLOYMENTS, "web", "default", "{not json")
 
 
-def test_a_patch_carrying_a_stale_resource_version_is_a_conflict(store: CoreStore) -> None:
+def test_a_patch_carrying_a_stale_resource_version_is_a_conflict(
+    store: CoreStore, rv: Revisions
+) -> None:
     store.create(deployment())
     store.patch(DEPLOYMENTS, "web", "default", {"spec": {"replicas": 2}})
     with pytest.raises(Conflict):
-        store.patch(DEPLOYMENTS, "web", "default", {"metadata": {"resourceVersion": "1"}})
-    current = {"metadata": {"resourceVersion": "2"}, "spec": {"replicas": 3}}
+        store.patch(DEPLOYMENTS, "web", "default", {"metadata": {"resourceVersion": str(rv(1))}})
+    current = {"metadata": {"resourceVersion": str(rv(2))}, "spec": {"replicas": 3}}
     assert store.patch(DEPLOYMENTS, "web", "default", current)["spec"]["replicas"] == 3
 
 
-def test_patch_through_the_status_subresource(store: CoreStore) -> None:
+def test_patch_through_the_status_subresource(store: CoreStore, rv: Revisions) -> None:
     store.create(deployment())
     patched = store.patch(
         DEPLOYMENTS,
@@ -352,7 +362,7 @@ def test_patch_through_the_status_subresource(store: CoreStore) -> None:
     )
     assert (patched["status"], patched["spec"]) == ({"replicas": 1}, {"replicas": 1})
     main = store.patch(DEPLOYMENTS, "web", "default", {"status": {"replicas": 5}})
-    assert main["status"] == {"replicas": 1} and main["metadata"]["resourceVersion"] == "2"
+    assert main["status"] == {"replicas": 1} and main["metadata"]["resourceVersion"] == str(rv(2))
 
 
 def test_a_patch_may_not_rename_the_object(store: CoreStore) -> None:
@@ -394,12 +404,16 @@ def test_a_patch_may_not_move_the_object_to_another_kind_or_namespace(store: Cor
 # --- delete, finalizers ---------------------------------------------------------------
 
 
-def test_delete_without_finalizers_removes_and_reports_the_last_state(store: CoreStore) -> None:
+def test_delete_without_finalizers_removes_and_reports_the_last_state(
+    store: CoreStore, rv: Revisions
+) -> None:
     created = store.create(deployment())
     seen = events_of(store)
     deleted = store.delete(DEPLOYMENTS, "web", "default")
-    assert deleted["spec"] == created["spec"] and deleted["metadata"]["resourceVersion"] == "2"
-    assert summary(seen) == [("DELETED", "web", 2)]
+    assert deleted["spec"] == created["spec"] and deleted["metadata"]["resourceVersion"] == str(
+        rv(2)
+    )
+    assert summary(seen) == [("DELETED", "web", rv(2))]
     with pytest.raises(NotFound):
         store.get(DEPLOYMENTS, "web", "default")
     with pytest.raises(NotFound):
@@ -408,7 +422,7 @@ def test_delete_without_finalizers_removes_and_reports_the_last_state(store: Cor
 
 
 def test_delete_with_finalizers_marks_the_object_terminating(
-    store: CoreStore, clock: Clock
+    store: CoreStore, clock: Clock, rv: Revisions
 ) -> None:
     store.create(deployment(finalizers=["example.com/cleanup"]))
     clock.advance(30)
@@ -421,17 +435,19 @@ def test_delete_with_finalizers_marks_the_object_terminating(
     assert store.get(DEPLOYMENTS, "web", "default") == marked
     clock.advance(30)
     assert store.delete(DEPLOYMENTS, "web", "default") == marked  # again: nothing changes
-    assert summary(seen) == [("MODIFIED", "web", 2)]
+    assert summary(seen) == [("MODIFIED", "web", rv(2))]
 
 
-def test_emptying_the_finalizers_of_a_terminating_object_removes_it(store: CoreStore) -> None:
+def test_emptying_the_finalizers_of_a_terminating_object_removes_it(
+    store: CoreStore, rv: Revisions
+) -> None:
     store.create(deployment(finalizers=["a", "b"]))
     marked = store.delete(DEPLOYMENTS, "web", "default")
     seen = events_of(store)
     one_left = store.patch(DEPLOYMENTS, "web", "default", {"metadata": {"finalizers": ["b"]}})
     assert one_left["metadata"]["deletionTimestamp"] == marked["metadata"]["deletionTimestamp"]
     store.update({**one_left, "metadata": {**one_left["metadata"], "finalizers": []}})
-    assert summary(seen) == [("MODIFIED", "web", 3), ("DELETED", "web", 4)]
+    assert summary(seen) == [("MODIFIED", "web", rv(3)), ("DELETED", "web", rv(4))]
     assert seen[-1].object["metadata"]["finalizers"] == ["b"]  # the last stored state
     with pytest.raises(NotFound):
         store.get(DEPLOYMENTS, "web", "default")
@@ -459,7 +475,9 @@ def test_an_update_cannot_clear_a_deletion_timestamp(store: CoreStore) -> None:
 # --- garbage collection ---------------------------------------------------------------
 
 
-def test_removing_an_owner_removes_its_dependents_in_the_same_write(store: CoreStore) -> None:
+def test_removing_an_owner_removes_its_dependents_in_the_same_write(
+    store: CoreStore, rv: Revisions
+) -> None:
     owner = store.create(deployment("owner"))
     child = store.create(deployment("child", ownerReferences=[owner_ref(owner)]))
     store.create(deployment("grandchild", ownerReferences=[owner_ref(child)]))
@@ -467,19 +485,21 @@ def test_removing_an_owner_removes_its_dependents_in_the_same_write(store: CoreS
     seen = events_of(store)
     store.delete(DEPLOYMENTS, "owner", "default")
     assert summary(seen) == [
-        ("DELETED", "owner", 5),
-        ("DELETED", "child", 6),
-        ("DELETED", "grandchild", 7),
+        ("DELETED", "owner", rv(5)),
+        ("DELETED", "child", rv(6)),
+        ("DELETED", "grandchild", rv(7)),
     ]
     assert [o["metadata"]["name"] for o in store.list(DEPLOYMENTS).items] == ["unrelated"]
 
 
-def test_a_dependent_with_finalizers_is_only_marked_terminating(store: CoreStore) -> None:
+def test_a_dependent_with_finalizers_is_only_marked_terminating(
+    store: CoreStore, rv: Revisions
+) -> None:
     owner = store.create(namespace("team"))  # owners may be of another kind and scope
     store.create(deployment("child", ownerReferences=[owner_ref(owner)], finalizers=["f"]))
     seen = events_of(store)
     store.delete(NAMESPACES, "team")
-    assert summary(seen) == [("DELETED", "team", 3), ("MODIFIED", "child", 4)]
+    assert summary(seen) == [("DELETED", "team", rv(3)), ("MODIFIED", "child", rv(4))]
     assert "deletionTimestamp" in store.get(DEPLOYMENTS, "child", "default")["metadata"]
 
 
@@ -507,7 +527,7 @@ def test_dependents_wait_for_their_owners_finalizers(store: CoreStore) -> None:
 
 
 def test_an_orphaning_delete_leaves_the_dependents_without_their_reference_to_it(
-    store: CoreStore,
+    store: CoreStore, rv: Revisions
 ) -> None:
     owner = store.create(deployment("owner", finalizers=["f"]))
     other = store.create(deployment("other"))
@@ -516,8 +536,8 @@ def test_an_orphaning_delete_leaves_the_dependents_without_their_reference_to_it
     seen = events_of(store)
     store.delete(DEPLOYMENTS, "owner", "default", propagation=Propagation.ORPHAN)
     # In the delete's own write, though the owner waits for its finalizer.
-    assert summary(seen) == [("MODIFIED", "child", 5), ("MODIFIED", "shared", 6),
-                             ("MODIFIED", "owner", 7)]  # fmt: skip
+    assert summary(seen) == [("MODIFIED", "child", rv(5)), ("MODIFIED", "shared", rv(6)),
+                             ("MODIFIED", "owner", rv(7))]  # fmt: skip
     assert "ownerReferences" not in store.get(DEPLOYMENTS, "child", "default")["metadata"]
     shared = store.get(DEPLOYMENTS, "shared", "default")
     assert shared["metadata"]["ownerReferences"] == [owner_ref(other)]
@@ -546,14 +566,14 @@ def names(result: Any) -> list[str]:
     ]
 
 
-def test_list_is_in_etcd_key_order(store: CoreStore) -> None:
+def test_list_is_in_etcd_key_order(store: CoreStore, rv: Revisions) -> None:
     for ns, name in [("b", "x"), ("a", "y"), ("a-b", "z"), ("a", "b")]:
         store.create(deployment(name, ns))
     store.create(lease())
     result = store.list(DEPLOYMENTS)
     # Keys are `namespace/name` strings: "a-b/z" sorts before "a/b" ('-' < '/').
     assert names(result) == ["a-b/z", "a/b", "a/y", "b/x"]
-    assert result.resource_version == "5"
+    assert result.resource_version == str(rv(5))
     assert names(store.list(DEPLOYMENTS, "a")) == ["a/b", "a/y"]
     assert names(store.list(DEPLOYMENTS, "")) == names(result)  # "" is all namespaces
     assert result.continue_ is None and result.remaining_item_count is None
@@ -611,17 +631,17 @@ def test_per_kind_fields_come_from_an_injected_function(make_store: MakeStore) -
         store.list(DEPLOYMENTS, field_selector="spec.provider=gcp")
 
 
-def test_list_pages_with_limit_and_continue(store: CoreStore) -> None:
+def test_list_pages_with_limit_and_continue(store: CoreStore, rv: Revisions) -> None:
     for i in range(5):
         store.create(deployment(f"d{i}"))
     first = store.list(DEPLOYMENTS, limit=2)
     assert names(first) == ["default/d0", "default/d1"]
-    assert (first.remaining_item_count, first.resource_version) == (3, "5")
+    assert (first.remaining_item_count, first.resource_version) == (3, str(rv(5)))
     assert first.continue_
     store.create(deployment("d9"))  # continued pages read the current state after the key
     second = store.list(DEPLOYMENTS, limit=2, continue_=first.continue_)
     assert names(second) == ["default/d2", "default/d3"]
-    assert (second.remaining_item_count, second.resource_version) == (2, "5")
+    assert (second.remaining_item_count, second.resource_version) == (2, str(rv(5)))
     last = store.list(DEPLOYMENTS, limit=2, continue_=second.continue_)
     assert names(last) == ["default/d4", "default/d9"]
     assert last.continue_ is None and last.remaining_item_count is None
@@ -665,7 +685,7 @@ def test_a_malformed_continue_token_is_a_bad_request(store: CoreStore) -> None:
 
 
 def test_concurrent_writers_get_distinct_resource_versions_in_event_order(
-    store: CoreStore,
+    store: CoreStore, rv: Revisions
 ) -> None:
     seen = events_of(store)
 
@@ -678,11 +698,13 @@ def test_concurrent_writers_get_distinct_resource_versions_in_event_order(
         t.start()
     for t in threads:
         t.join()
-    assert [e.resource_version for e in seen] == list(range(1, 201))
+    assert [e.resource_version for e in seen] == list(range(rv(1), rv(201)))
     assert len(store.list(DEPLOYMENTS).items) == 200
 
 
-def test_subscribers_hear_every_write_in_order_and_may_write_back(store: CoreStore) -> None:
+def test_subscribers_hear_every_write_in_order_and_may_write_back(
+    store: CoreStore, rv: Revisions
+) -> None:
     order: list[tuple[str, int]] = []
 
     def controller(event: WatchEvent) -> None:
@@ -696,7 +718,7 @@ def test_subscribers_hear_every_write_in_order_and_may_write_back(store: CoreSto
     store.subscribe(controller)
     unsubscribe = store.subscribe(auditor)
     store.create(deployment("a"))
-    assert order == [("a", 1), ("audit", 1), ("a", 2), ("audit", 2)]
+    assert order == [("a", rv(1)), ("audit", rv(1)), ("a", rv(2)), ("audit", rv(2))]
     unsubscribe()
     store.create(namespace("n"))
-    assert order[-1] == ("n", 3)
+    assert order[-1] == ("n", rv(3))

@@ -105,6 +105,7 @@ class EtcdStore(CoreStore):
         self._follower: threading.Thread | None = None
         self._seen = 0  # the newest revision whose events the subscribers have had
         self._connected = True  # whether the watch is open
+        self._owed = 0  # the newest revision a subscriber wrote (see _receive)
         self._watching: Any = None
         super().__init__(_NoBackend(), **options)
 
@@ -217,6 +218,10 @@ class EtcdStore(CoreStore):
             try:
                 self._watching = self.etcd.watch(self._rv + 1)
                 self._connected = True
+                if self._closed.is_set():
+                    # close() came while the watch was being opened, and found none to end:
+                    # else this thread would read it, and hold its connection, for good.
+                    self._watching.close()
                 for events in self._watching:
                     self._receive(events)
             except Compacted:
@@ -241,7 +246,11 @@ class EtcdStore(CoreStore):
                 self._record(event, entry, self._overflow(event))
             revision = self._rv
         self._dispatch()
-        self._let_go(revision)
+        # A subscriber's write comes back on this very watch, after its callback returned:
+        # the write whose event called it returns once that has been heard too, as in the
+        # core store, where the outermost dispatch delivers what subscribers wrote.
+        if revision >= self._owed:
+            self._let_go(revision)
 
     def _let_go(self, revision: int) -> None:
         with self._applied:
@@ -318,7 +327,10 @@ class EtcdStore(CoreStore):
 
     def _wait(self, revision: int) -> None:
         if threading.current_thread() is self._follower:
-            return  # a subscriber writing: its write comes back after its callback returns
+            # A subscriber writing: its write comes back after its callback returns, and
+            # holds back the writers waiting until then.
+            self._owed = max(self._owed, revision)
+            return
         deadline = time.monotonic() + self._timeout
         with self._applied:
             while self._seen < revision:

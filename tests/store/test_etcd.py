@@ -1,0 +1,230 @@
+"""What only the etcd store has: several replicas on one etcd, etcd's compaction under a
+live watch, and a member of a three-member etcd killed and brought back."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from etcd_cluster import EtcdCluster, Member
+
+from fleetwarden.api.errors import Conflict, Expired
+from fleetwarden.store import Watch, WatchEvent
+from fleetwarden.store.etcd import EtcdStore
+
+from .conftest import DEPLOYMENTS, deployment, revisions
+
+Replicas = tuple[EtcdStore, EtcdStore]
+
+
+@pytest.fixture
+def replicas(etcd: EtcdCluster, request: pytest.FixtureRequest) -> Iterator[Replicas]:
+    """Two stores on the session's etcd under one prefix, as two hub replicas."""
+    prefix = f"/{request.node.name}"
+    first, second = EtcdStore(etcd.urls, prefix=prefix), EtcdStore(etcd.urls, prefix=prefix)
+    yield first, second
+    first.close()
+    second.close()
+
+
+@pytest.fixture
+def own_etcd(tmp_path: Path) -> Iterator[EtcdCluster]:
+    """A single etcd of the test's own, to kill and compact."""
+    cluster = EtcdCluster(tmp_path).start()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def three_members(tmp_path: Path) -> Iterator[EtcdCluster]:
+    cluster = EtcdCluster(tmp_path, size=3).start()
+    yield cluster
+    cluster.stop()
+
+
+def summary(events: list[WatchEvent]) -> list[tuple[str, str, int]]:
+    return [(e.type.value, e.object["metadata"]["name"], e.resource_version) for e in events]
+
+
+def heard(store: EtcdStore) -> list[WatchEvent]:
+    seen: list[WatchEvent] = []
+    store.subscribe(seen.append)
+    return seen
+
+
+def names(store: EtcdStore) -> list[str]:
+    return [o["metadata"]["name"] for o in store.list(DEPLOYMENTS).items]
+
+
+def ended(watch: Watch) -> list[WatchEvent]:
+    """What the watch held, once it has ended by itself (read on a thread, so that a watch
+    left open fails the test instead of blocking it)."""
+    events: list[WatchEvent] = []
+    reader = threading.Thread(target=lambda: events.extend(watch))
+    reader.start()
+    reader.join(5)
+    assert not reader.is_alive(), "the watch is still open"
+    return events
+
+
+def test_a_store_closed_as_soon_as_opened_leaves_no_watch_behind(
+    etcd: EtcdCluster, request: pytest.FixtureRequest
+) -> None:
+    before = set(threading.enumerate())
+    EtcdStore(etcd.urls, prefix=f"/{request.node.name}").close()
+    left = [t for t in set(threading.enumerate()) - before if t.name == "etcd-watch"]
+    assert left == []
+
+
+# --- two replicas ---------------------------------------------------------------------
+
+
+def test_a_write_through_one_replica_is_read_at_once_through_the_other(
+    replicas: Replicas,
+) -> None:
+    one, other = replicas
+    for i in range(5):
+        created = one.create(deployment(f"d{i}"))
+        assert other.get(DEPLOYMENTS, f"d{i}", "default") == created
+        assert names(other) == [f"d{j}" for j in range(i + 1)]
+    one.delete(DEPLOYMENTS, "d0", "default")
+    assert names(other) == ["d1", "d2", "d3", "d4"]
+
+
+def test_a_watch_on_one_replica_hears_the_others_writes(replicas: Replicas) -> None:
+    one, other = replicas
+    at = revisions(other)
+    watch = other.watch(DEPLOYMENTS)
+    created = one.create(deployment())
+    one.update({**created, "spec": {"replicas": 2}})
+    one.delete(DEPLOYMENTS, "web", "default")
+    other.list(DEPLOYMENTS)  # the other replica's cache has what etcd has
+    watch.close()
+    assert summary(list(watch)) == [
+        ("ADDED", "web", at(1)),
+        ("MODIFIED", "web", at(2)),
+        ("DELETED", "web", at(3)),
+    ]
+
+
+def test_concurrent_updates_of_one_object_through_both_replicas_all_land(
+    replicas: Replicas,
+) -> None:
+    """Without a resourceVersion, a write planned on a cache that was behind is planned
+    again on the fresh object, not lost and not a conflict."""
+    one, other = replicas
+    at = revisions(one)
+    one.create(deployment())
+
+    def label(store: EtcdStore, who: str) -> None:
+        for i in range(10):
+            patch = {"metadata": {"labels": {f"{who}{i}": "x"}}}
+            store.patch(DEPLOYMENTS, "web", "default", patch)
+
+    writers = [threading.Thread(target=label, args=pair) for pair in [(one, "a"), (other, "b")]]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+    stored = other.get(DEPLOYMENTS, "web", "default")
+    assert stored["metadata"]["labels"] == {f"{w}{i}": "x" for w in "ab" for i in range(10)}
+    assert stored["metadata"]["resourceVersion"] == str(at(21))  # one write each
+
+
+def test_a_stale_resource_version_is_a_conflict_on_both_replicas(replicas: Replicas) -> None:
+    one, other = replicas
+    stale = one.create(deployment())
+    other.update({**stale, "spec": {"replicas": 2}})
+    for store in replicas:
+        with pytest.raises(Conflict):
+            store.update({**stale, "spec": {"replicas": 3}})
+        assert store.get(DEPLOYMENTS, "web", "default")["spec"] == {"replicas": 2}
+
+
+# --- compaction -----------------------------------------------------------------------
+
+
+def gated(watch: Callable[[int], Any], gate: threading.Event) -> Callable[[int], Any]:
+    """The store's etcd watch, opened only once the gate is open: its watch stays behind."""
+
+    def open_when_let(start_revision: int) -> Any:
+        gate.wait()
+        return watch(start_revision)
+
+    return open_when_let
+
+
+def test_a_replica_whose_watch_falls_behind_a_compaction_lists_again(
+    own_etcd: EtcdCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    behind, writer = EtcdStore(own_etcd.urls), EtcdStore(own_etcd.urls)
+    try:
+        for name in ("changed", "gone", "kept"):
+            behind.create(deployment(name))
+        before = behind.resource_version
+        subscribed, watch = heard(behind), behind.watch(DEPLOYMENTS)
+        gate = threading.Event()
+        monkeypatch.setattr(behind.etcd, "watch", gated(behind.etcd.watch, gate))
+        (member,) = own_etcd.members
+        own_etcd.kill(member)  # breaks both stores' watches
+        own_etcd.start_member(member)
+        own_etcd.wait_ready(member)
+        changed = writer.patch(DEPLOYMENTS, "changed", "default", {"spec": {"replicas": 2}})
+        writer.delete(DEPLOYMENTS, "gone", "default")
+        added = writer.create(deployment("new"))
+        writer.etcd.compact(writer.etcd.revision())
+        gate.set()
+
+        assert names(behind) == ["changed", "kept", "new"]
+        assert summary(subscribed) == [
+            ("MODIFIED", "changed", int(changed["metadata"]["resourceVersion"])),
+            ("ADDED", "new", int(added["metadata"]["resourceVersion"])),
+            ("DELETED", "gone", behind.resource_version),
+        ]
+        assert ended(watch) == []  # its events in between are lost: it is ended
+        with pytest.raises(Expired):
+            behind.watch(DEPLOYMENTS, resource_version=str(before))
+    finally:
+        behind.close()
+        writer.close()
+
+
+# --- a member of three killed ---------------------------------------------------------
+
+
+def is_leader(member: Member) -> bool:
+    status = requests.post(f"{member.url}/v3/maintenance/status", json={}, timeout=5).json()
+    return bool(status["header"]["member_id"] == status["leader"])
+
+
+def test_a_store_goes_on_through_the_other_members_and_a_restarted_one_catches_up(
+    three_members: EtcdCluster,
+) -> None:
+    cluster = three_members
+    # A follower, so that no election stalls the writes; the store asks it first.
+    killed = next(m for m in cluster.members if not is_leader(m))
+    others = [m for m in cluster.members if m is not killed]
+    store = EtcdStore([killed.url, *(m.url for m in others)])
+    try:
+        store.create(deployment("before"))
+        cluster.kill(killed)
+        watch = store.watch(DEPLOYMENTS)
+        created = store.create(deployment("during"))
+        assert store.get(DEPLOYMENTS, "during", "default") == created
+        assert names(store) == ["before", "during"]
+        watch.close()
+        assert summary(list(watch)) == [("ADDED", "during", store.resource_version)]
+
+        cluster.start_member(killed)
+        cluster.wait_ready(killed)
+        rejoined = EtcdStore([killed.url])
+        try:
+            assert rejoined.get(DEPLOYMENTS, "during", "default") == created
+        finally:
+            rejoined.close()
+    finally:
+        store.close()
