@@ -3,11 +3,13 @@ HTTP and over HTTPS with a client certificate.
 
     .venv/bin/python bench/api.py [--creates 3000] [--clients 4] [--watchers 100]
                                   [--events 300] [--rate 50] [--serving both|https|http]
+                                  [--etcd]
 
-It starts `fleetwarden up` (its SQLite store in a temporary directory, every controller
-running, no members) and talks to it as any client would, where and how the kubeconfig the
-hub writes says: `--insecure-serving` for plain HTTP; by default HTTPS, the hub's CA and the
-administrator's client certificate (every request authenticated and authorized by RBAC).
+It starts `fleetwarden up` (its SQLite store in a temporary directory, or with --etcd a
+one-member etcd it starts too; every controller running, no members) and talks to it as
+any client would, where and how the kubeconfig the hub writes says: `--insecure-serving`
+for plain HTTP; by default HTTPS, the hub's CA and the administrator's client certificate
+(every request authenticated and authorized by RBAC).
 
 - creates: ConfigMaps POSTed by `--clients` threads, each on its own keep-alive
   connection; every create is one admitted, committed SQLite transaction;
@@ -23,13 +25,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import socket
 import ssl
 import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +90,7 @@ def wait_for(hub: subprocess.Popen[bytes], log: Path, check: Callable[[], T | No
     deadline = time.monotonic() + 60
     while (found := check()) is None:
         if time.monotonic() > deadline or hub.poll() is not None:
-            raise SystemExit(f"the hub did not start; its log ends:\n{log.read_text()[-2000:]}")
+            raise SystemExit(f"the process did not start; its log ends:\n{log.read_text()[-2000:]}")
         time.sleep(0.05)
     return found
 
@@ -203,6 +207,45 @@ async def _watch(
                     return
 
 
+@contextlib.contextmanager
+def store(data_dir: Path, etcd: bool) -> Iterator[tuple[str, ...]]:
+    """The flags of `up` for its store: SQLite in its data dir, or a one-member etcd
+    (Debian's etcd-server) this bench starts on the loopback and stops."""
+    if not etcd:
+        yield ()
+        return
+    client, peer = free_port(), free_port()
+    url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+    with (data_dir / "etcd.log").open("wb") as log:
+        process = subprocess.Popen(
+            ["etcd", "--name=bench", f"--data-dir={data_dir / 'etcd'}",
+             f"--listen-client-urls={url}", f"--advertise-client-urls={url}",
+             f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
+             f"--initial-cluster=bench={peer_url}"],
+            stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    try:
+        wait_for(process, data_dir / "etcd.log", lambda: _healthy(url))
+        yield (f"--etcd-servers={url}",)
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+def _healthy(url: str) -> bool | None:
+    try:
+        return httpx.get(f"{url}/health").json().get("health") == "true" or None
+    except (httpx.TransportError, ValueError):
+        return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 # What each way of serving is called in the figures, and the flags of `up` for it.
 SERVINGS = {"http": ("HTTP", ("--insecure-serving",)), "https": ("HTTPS+mTLS", ())}
 
@@ -215,14 +258,18 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=300)
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--serving", choices=["both", *SERVINGS], default="both")
+    parser.add_argument(
+        "--etcd", action="store_true", help="the store on a one-member etcd, not SQLite"
+    )
     args = parser.parse_args()
     calibration = calibrate()
     print(calibration)
     creates = {}
     for serving in SERVINGS if args.serving == "both" else [args.serving]:
         label, flags = SERVINGS[serving]
-        with tempfile.TemporaryDirectory() as tmp:
-            hub, access = start_hub(Path(tmp), *flags)
+        with tempfile.TemporaryDirectory() as tmp, store(Path(tmp), args.etcd) as store_flags:
+            label += " on etcd" if args.etcd else ""
+            hub, access = start_hub(Path(tmp), *flags, *store_flags)
             try:
                 creates[serving] = bench_creates(
                     access, args.creates, args.clients, calibration, label

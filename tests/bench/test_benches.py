@@ -65,6 +65,11 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ],
     ),
     (
+        "api",
+        ["--creates=20", "--clients=2", "--watchers=2", "--events=5", "--serving=https", "--etcd"],
+        ["creates over HTTPS+mTLS on etcd: ", "watch delivery over HTTPS+mTLS on etcd: "],
+    ),
+    (
         "authorization",
         ["--users=20", "--namespaces=4", "--checks=2000"],
         ["cached checks: ", "uncached decisions: "],
