@@ -3,6 +3,7 @@ directory of the test's, stopped by PID. `.ci/run` installs Debian's etcd-server
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import signal
@@ -15,6 +16,13 @@ from pathlib import Path
 import requests
 
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the test process dies, however it dies (a killed pytest
+    leaves no etcd behind)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def free_port() -> int:
@@ -84,6 +92,7 @@ class EtcdCluster:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
         log.close()
 
