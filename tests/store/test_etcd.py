@@ -4,6 +4,7 @@ live watch, and a member of a three-member etcd killed and brought back."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ import pytest
 import requests
 from etcd_cluster import EtcdCluster, Member
 
-from fleetwarden.api.errors import Conflict, Expired
+from fleetwarden.api.errors import Conflict, Expired, StatusError
 from fleetwarden.store import Watch, WatchEvent
 from fleetwarden.store.etcd import EtcdStore
+from fleetwarden.store.etcd_client import EtcdUnavailable
 
 from .conftest import DEPLOYMENTS, deployment, revisions
 
@@ -228,3 +230,42 @@ def test_a_store_goes_on_through_the_other_members_and_a_restarted_one_catches_u
             rejoined.close()
     finally:
         store.close()
+
+
+def test_while_etcd_is_gone_requests_fail_fast_and_all_resumes_when_it_is_back(
+    own_etcd: EtcdCluster,
+) -> None:
+    store = EtcdStore(own_etcd.urls, prefix="/outage", timeout=2)
+    try:
+        watch = store.watch(DEPLOYMENTS)
+        store.create(deployment("before"))
+        (member,) = own_etcd.members
+        own_etcd.kill(member)
+        started = time.monotonic()
+        with pytest.raises(EtcdUnavailable) as refused:
+            store.create(deployment("during"))
+        assert refused.value.code == 503
+        with pytest.raises(StatusError) as unread:
+            store.get(DEPLOYMENTS, "before", "default")
+        assert unread.value.code in (503, 504)
+        assert time.monotonic() - started < 5  # fast: no request waits out a long timeout
+        assert eventually(lambda: not store.healthy)  # /readyz of a hub on it fails
+        own_etcd.start_member(member)
+        own_etcd.wait_ready(member)
+        assert eventually(lambda: store.healthy)
+        store.create(deployment("after"))
+        assert names(store) == ["after", "before"]
+        # The watch taken before the outage hears what was written after it.
+        events = iter(watch)
+        assert [next(events).object["metadata"]["name"] for _ in range(2)] == ["before", "after"]
+    finally:
+        store.close()
+
+
+def eventually(check: Callable[[], bool], timeout: float = 20) -> bool:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
