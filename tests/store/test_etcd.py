@@ -269,3 +269,20 @@ def eventually(check: Callable[[], bool], timeout: float = 20) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def test_an_owner_a_subscriber_deletes_has_its_dependents_collected(
+    replicas: Replicas,
+) -> None:
+    store, _ = replicas
+    owner = store.create(deployment("owner"))
+    ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "owner"}
+    store.create(deployment("child", ownerReferences=[{**ref, "uid": owner["metadata"]["uid"]}]))
+
+    def delete_owner_on_trigger(event: WatchEvent) -> None:
+        if event.object["metadata"]["name"] == "trigger":
+            store.delete(DEPLOYMENTS, "owner", "default")
+
+    store.subscribe(delete_owner_on_trigger)
+    store.create(deployment("trigger"))
+    assert names(store) == ["trigger"]

@@ -31,6 +31,7 @@ import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Unpack
 
@@ -106,6 +107,8 @@ class EtcdStore(CoreStore):
         self._seen = 0  # the newest revision whose events the subscribers have had
         self._connected = True  # whether the watch is open
         self._owed = 0  # the newest revision a subscriber wrote (see _receive)
+        # Dependents of owners that subscribers removed, by the removal's revision.
+        self._uncollected: deque[tuple[int, Sequence[Key]]] = deque()
         self._watching: Any = None
         super().__init__(_NoBackend(), **options)
 
@@ -182,7 +185,12 @@ class EtcdStore(CoreStore):
             if isinstance(result, dict) and result is txn.stored:
                 result["metadata"]["resourceVersion"] = str(revision)
             self._wait(revision)
-            self._collect_all(txn.dependents)
+            if threading.current_thread() is self._follower:
+                # A subscriber's removal: its dependents are collected once this watch has
+                # brought the removal back (before, the owner is still in the cache).
+                self._uncollected.append((revision, txn.dependents))
+            else:
+                self._collect_all(txn.dependents)
             return result
         raise Conflict(*moving)
 
@@ -246,11 +254,18 @@ class EtcdStore(CoreStore):
                 self._record(event, entry, self._overflow(event))
             revision = self._rv
         self._dispatch()
+        self._collect_removed(revision)
         # A subscriber's write comes back on this very watch, after its callback returned:
         # the write whose event called it returns once that has been heard too, as in the
         # core store, where the outermost dispatch delivers what subscribers wrote.
         if revision >= self._owed:
             self._let_go(revision)
+
+    def _collect_removed(self, revision: int) -> None:
+        """The garbage subscribers' removals left, once the cache has them."""
+        while self._uncollected and self._uncollected[0][0] <= revision:
+            _, dependents = self._uncollected.popleft()
+            self._collect_all(dependents)
 
     def _let_go(self, revision: int) -> None:
         with self._applied:
