@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import socket
 import ssl
 import statistics
 import subprocess
@@ -40,6 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+from _etcd import etcd_server  # bench/_etcd.py, next to this file
 from calibration import Calibration, calibrate  # bench/calibration.py, next to this file
 
 from fleetwarden.cli.up import KUBECONFIG_FILE, fleetwarden_command
@@ -209,41 +209,12 @@ async def _watch(
 
 @contextlib.contextmanager
 def store(data_dir: Path, etcd: bool) -> Iterator[tuple[str, ...]]:
-    """The flags of `up` for its store: SQLite in its data dir, or a one-member etcd
-    (Debian's etcd-server) this bench starts on the loopback and stops."""
+    """The flags of `up` for its store: SQLite in its data dir, or a one-member etcd."""
     if not etcd:
         yield ()
         return
-    client, peer = free_port(), free_port()
-    url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
-    with (data_dir / "etcd.log").open("wb") as log:
-        process = subprocess.Popen(
-            ["etcd", "--name=bench", f"--data-dir={data_dir / 'etcd'}",
-             f"--listen-client-urls={url}", f"--advertise-client-urls={url}",
-             f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
-             f"--initial-cluster=bench={peer_url}"],
-            stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-    try:
-        wait_for(process, data_dir / "etcd.log", lambda: _healthy(url))
+    with etcd_server(data_dir) as url:
         yield (f"--etcd-servers={url}",)
-    finally:
-        process.terminate()
-        process.wait(30)
-
-
-def _healthy(url: str) -> bool | None:
-    try:
-        return httpx.get(f"{url}/health").json().get("health") == "true" or None
-    except (httpx.TransportError, ValueError):
-        return None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 # What each way of serving is called in the figures, and the flags of `up` for it.

@@ -1,7 +1,7 @@
 """Wall time for a region to fail over: 1,000 clusters, 10,000 workloads, 100 clusters of one
 region unreachable at once.
 
-    .venv/bin/python bench/failover.py [--store memory|sqlite] [--clusters N]
+    .venv/bin/python bench/failover.py [--store memory|sqlite|etcd] [--clusters N]
         [--workloads N] [--policies N] [--failed N] [--profile]
 
 The whole hub runs in the virtual-time driver with simulated Push members: hub_controllers()
@@ -378,7 +378,7 @@ def report_writes(
 
 def main(argv: Iterator[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", choices=["memory", "sqlite"], default="memory")
+    parser.add_argument("--store", choices=["memory", "sqlite", "etcd"], default="memory")
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--policies", type=int, default=100)
     parser.add_argument("--workloads", type=int, default=10_000)
@@ -390,10 +390,11 @@ def main(argv: Iterator[str] | None = None) -> None:
     calibration = calibrate()
     print(calibration)
     clock = VirtualClock()
-    with tempfile.TemporaryDirectory() as workdir:
-        store = open_store(args.store, clock, Path(workdir))
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        open_store(args.store, clock, Path(workdir)) as store,
+    ):
         build(store, clock, args, calibration)
-        store.close()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Wall time to schedule OCM Placements: 2,000 ManagedClusters, 1,000 Placements; then how
 many Placements one cluster's new NoSelect taint re-evaluates.
 
-    .venv/bin/python bench/placement.py [--store memory|sqlite] [--clusters N]
+    .venv/bin/python bench/placement.py [--store memory|sqlite|etcd] [--clusters N]
         [--placements N] [--profile]
 
 The hub's OCM controllers (fleetwarden.hub.ocm_controllers: registration, cluster sets,
@@ -483,7 +483,7 @@ def report_work(hub: Hub) -> None:
 
 def main(argv: Iterator[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", choices=["memory", "sqlite"], default="memory")
+    parser.add_argument("--store", choices=["memory", "sqlite", "etcd"], default="memory")
     parser.add_argument("--clusters", type=int, default=2000)
     parser.add_argument("--placements", type=int, default=1000)
     parser.add_argument("--tainted", type=int, default=1230, help="the cluster tainted in (2)")
@@ -496,12 +496,13 @@ def main(argv: Iterator[str] | None = None) -> None:
     calibration = calibrate()
     print(calibration)
     clock = VirtualClock()
-    with tempfile.TemporaryDirectory() as workdir:
-        store = open_store(args.store, clock, Path(workdir))
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        open_store(args.store, clock, Path(workdir)) as store,
+    ):
         hub = build_hub(store, clock)
         with hub.driver:
             run(hub, args, cProfile.Profile() if args.profile else None, calibration)
-        store.close()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Wall time to schedule a fleet's workloads: 1,000 clusters, 100 policies, 10,000 Deployments.
 
-    .venv/bin/python bench/schedule.py [--store memory|sqlite] [--pipeline]
+    .venv/bin/python bench/schedule.py [--store memory|sqlite|etcd] [--pipeline]
         [--clusters N] [--policies N] [--workloads N] [--profile]
 
 Clusters carry labels (region, team, tier), regions and zones, and a few NoSchedule taints.
@@ -22,6 +22,7 @@ every binding is scheduled and every Work is written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import itertools
 import pstats
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from _etcd import etcd_server  # bench/_etcd.py, next to this file
 from calibration import calibrate  # bench/calibration.py, next to this file
 
 from fleetwarden.api.registry import REGISTRY
@@ -43,6 +45,7 @@ from fleetwarden.scheduling.karmada import GenericScheduler, Scheduler
 from fleetwarden.scheduling.karmada.webster import Target
 from fleetwarden.store import MemoryStore, SqliteStore
 from fleetwarden.store.core import CoreStore
+from fleetwarden.store.etcd import EtcdStore
 
 CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 BINDING = REGISTRY.info("work.karmada.io/v1alpha2", "ResourceBinding")
@@ -202,12 +205,22 @@ def binding(w: int, args: argparse.Namespace, rng: random.Random) -> dict[str, A
     }  # fmt: skip
 
 
-def open_store(kind: str, clock: VirtualClock, workdir: Path) -> CoreStore:
+@contextlib.contextmanager
+def open_store(kind: str, clock: VirtualClock, workdir: Path) -> Iterator[CoreStore]:
+    """A store of the kind (memory, sqlite, etcd: a one-member etcd this starts), closed
+    at the end."""
     uids = itertools.count(1)
     options: dict[str, Any] = {"now": clock.now, "new_uid": lambda: f"uid-{next(uids)}"}
-    if kind == "sqlite":
-        return SqliteStore(workdir / "bench.db", **options)
-    return MemoryStore(**options)
+    with contextlib.ExitStack() as stack:
+        if kind == "etcd":
+            url = stack.enter_context(etcd_server(workdir))
+            store: CoreStore = EtcdStore([url], **options)
+        elif kind == "sqlite":
+            store = SqliteStore(workdir / "bench.db", **options)
+        else:
+            store = MemoryStore(**options)
+        stack.callback(store.close)
+        yield store
 
 
 def create_clusters(store: CoreStore, count: int, rng: random.Random) -> None:
@@ -337,7 +350,7 @@ def cluster_propagation_policy(p: int, placement: dict[str, Any]) -> dict[str, A
 
 def main(argv: Iterator[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--store", choices=["memory", "sqlite"], default="memory")
+    parser.add_argument("--store", choices=["memory", "sqlite", "etcd"], default="memory")
     parser.add_argument("--pipeline", action="store_true")
     parser.add_argument("--clusters", type=int, default=1000)
     parser.add_argument("--policies", type=int, default=100)
@@ -350,8 +363,10 @@ def main(argv: Iterator[str] | None = None) -> None:
     calibration = calibrate()
     print(calibration)
     clock = VirtualClock()
-    with tempfile.TemporaryDirectory() as workdir:
-        store = open_store(args.store, clock, Path(workdir))
+    with (
+        tempfile.TemporaryDirectory() as workdir,
+        open_store(args.store, clock, Path(workdir)) as store,
+    ):
         run = pipeline if args.pipeline else scheduler_alone
         if args.profile:
             profiler = cProfile.Profile()
@@ -359,7 +374,6 @@ def main(argv: Iterator[str] | None = None) -> None:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(40)
         else:
             outcome = run(store, clock, args)
-        store.close()
     print(f"wall time: {calibration.duration(outcome.seconds)}")
     print(f"throughput: {calibration.rate(outcome.bindings / outcome.seconds, 'bindings')}")
     if outcome.problem:
