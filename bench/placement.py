@@ -295,7 +295,7 @@ def build_hub(store: CoreStore, clock: VirtualClock) -> Hub:
     """The OCM controllers, each timed; the scheduling controller's reconciles counted by key."""
     manager = ControllerManager(store, clock, Settings())
     clocks, reconciled, writes = ReconcileClocks(), Counter[str](), Counter[str]()
-    for controller in ocm_controllers(SimulatedFleet({}, [])):
+    for _, controller in ocm_controllers(SimulatedFleet({}, [])):
         if controller.name == scheduling.SCHEDULING_CONTROLLER:
             controller = counting(controller, reconciled)
         manager.add(clocks.wrap(controller))
