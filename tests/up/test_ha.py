@@ -6,7 +6,9 @@ three killed, reads and writes go on, and the member rejoins when restarted."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,7 +22,22 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.client.client import Client
 from fleetwarden.client.kubeconfig import load_kubeconfig
 
-from .test_up import Hub, eventually
+from .test_up import (
+    FLEET_OBJECTS,
+    MEMBERS,
+    SETTINGS,
+    Hub,
+    binding,
+    eventually,
+    kill_leftover_agents,
+    ready,
+    scheduled,
+    taints,
+    terminating,
+    two,
+    work_healthy,
+    works,
+)
 
 LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
 CONFIGMAP = REGISTRY.info("v1", "ConfigMap")
@@ -47,8 +64,9 @@ backend replicas
 
 
 class Layout:
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: Path, *flags: str, last: tuple[str, ...] = ()) -> None:
+        """`flags` for every replica, `last` for the last one alone."""
+        self.root, self.flags, self.last = root, flags, last
         self.etcd = EtcdCluster(root / "etcd", size=3)
         self.replicas: list[Hub] = []
         self.haproxy: subprocess.Popen[bytes] | None = None
@@ -63,7 +81,8 @@ class Layout:
             data_dir.mkdir()
             if i:  # one CA for all: the first replica's
                 shutil.copytree(self.root / "replica0" / "pki", data_dir / "pki")
-            hub = Hub(data_dir, args=(f"--etcd-servers={servers}", "--anonymous-auth"))
+            args = (f"--etcd-servers={servers}", "--anonymous-auth", *self.flags)
+            hub = Hub(data_dir, args=(*args, *(self.last if i == 2 else ())))
             self.replicas.append(hub)
             hub.start()
         self.start_haproxy()
@@ -95,6 +114,7 @@ class Layout:
             self.haproxy.wait()
         for hub in self.replicas:
             hub.stop()
+            kill_leftover_agents(hub.data_dir / "members")
         self.etcd.stop()
 
 
@@ -170,4 +190,50 @@ def test_reads_and_writes_go_on_with_one_etcd_member_of_three_killed(layout: Lay
     layout.etcd.wait_ready(member)
     lb.create(configmap("after-rejoin"))
     assert lb.get(CONFIGMAP, "after-rejoin", namespace="default")
+    lb.close()
+
+
+@pytest.fixture
+def fleet(tmp_path: Path) -> Iterator[Layout]:
+    """The layout with short lease and grace settings, and three members whose agents the
+    last replica starts (so that they outlive the first, which leads)."""
+    layout = Layout(tmp_path, *SETTINGS, last=("--members=3",))
+    try:
+        layout.start()
+        yield layout
+    finally:
+        layout.stop()
+
+
+def test_a_failover_completes_when_its_leader_is_killed_in_the_middle(fleet: Layout) -> None:
+    lb = fleet.client()
+    eventually(lambda: all(ready(lb, m) for m in MEMBERS), 30, "three Ready clusters")
+    for manifest in FLEET_OBJECTS:
+        lb.create(manifest)
+    before = eventually(lambda: two(scheduled(lb)), 20, "scheduling to two clusters")
+    eventually(lambda: all(work_healthy(lb, m) for m in before), 20, "healthy Works")
+    leader = fleet.replicas[0]  # started alone first: it took every lock
+    assert leads(leader, CONTROLLER_MANAGER) and leads(leader, ("", "karmada-scheduler"))
+
+    lost = before[0]
+    agents = fleet.replicas[2]
+    frozen = int((agents.data_dir / "members" / f"{lost}.pid").read_text())
+    os.kill(frozen, signal.SIGSTOP)
+    try:
+        no_execute = ("not-ready", "NoExecute")
+        eventually(lambda: no_execute in taints(lb, lost), 20, f"{lost} tainted NoExecute")
+        killed_identity = holder(lb, CONTROLLER_MANAGER)
+        leader.kill()  # the eviction under way: the old Work is not deleted yet
+        assert not terminating(works(lb, lost))
+        (spare,) = set(MEMBERS) - set(before)
+        after = sorted({*before, spare} - {lost})
+        eventually(lambda: scheduled(lb) == after, 60, f"rescheduling to {spare}")
+        eventually(lambda: work_healthy(lb, spare), 30, f"a healthy Work on {spare}")
+        eventually(
+            lambda: not binding(lb)["spec"].get("gracefulEvictionTasks"), 30, "the task retired"
+        )
+        eventually(lambda: terminating(works(lb, lost)), 30, f"the old Work on {lost} deleted")
+        assert holder(lb, CONTROLLER_MANAGER) not in ("", killed_identity)
+    finally:
+        os.kill(frozen, signal.SIGCONT)
     lb.close()
