@@ -32,7 +32,7 @@ import statistics
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,26 +151,34 @@ def bench_creates(
 
 
 async def bench_watch(
-    access: HubAccess, args: argparse.Namespace, calibration: Calibration, label: str
+    accesses: Sequence[HubAccess], args: argparse.Namespace, calibration: Calibration, label: str
 ) -> None:
-    create_namespace(access, "watched")
+    """The watchers spread over the hubs (replicas of one store), the creates sent to the
+    first."""
+    create_namespace(accesses[0], "watched")
     url = CONFIGMAPS.format(namespace="watched")
     watchers, events, rate = args.watchers, args.events, args.rate
     sent: dict[str, float] = {}
     latencies: list[float] = []
     limits = httpx.Limits(max_connections=watchers + 10)
-    async with access.async_client(timeout=None, limits=limits) as http:
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [
+            await stack.enter_async_context(access.async_client(timeout=None, limits=limits))
+            for access in accesses
+        ]
         opened = [asyncio.Event() for _ in range(watchers)]
         tasks = [
-            asyncio.create_task(_watch(http, url, events, sent, latencies, ready))
-            for ready in opened
+            asyncio.create_task(
+                _watch(clients[i % len(clients)], url, events, sent, latencies, ready)
+            )
+            for i, ready in enumerate(opened)
         ]
         await asyncio.gather(*(ready.wait() for ready in opened))
         await asyncio.sleep(0.5)  # every watch registered with the store
         for i in range(events):
             name = f"cm-{i:06d}"
             sent[name] = time.perf_counter()
-            (await http.post(url, json=configmap(name, "watched"))).raise_for_status()
+            (await clients[0].post(url, json=configmap(name, "watched"))).raise_for_status()
             await asyncio.sleep(max(0.0, sent[name] + 1 / rate - time.perf_counter()))
         await asyncio.wait_for(asyncio.gather(*tasks), timeout=60)
     latencies.sort()
@@ -245,7 +253,7 @@ def main() -> None:
                 creates[serving] = bench_creates(
                     access, args.creates, args.clients, calibration, label
                 )
-                asyncio.run(bench_watch(access, args, calibration, label))
+                asyncio.run(bench_watch([access], args, calibration, label))
             finally:
                 hub.terminate()
                 hub.wait(30)

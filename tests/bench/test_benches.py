@@ -75,6 +75,11 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["creates over HTTPS+mTLS on etcd: ", "watch delivery over HTTPS+mTLS on etcd: "],
     ),
     (
+        "ha",
+        ["--watchers=3", "--events=5", "--rate=100"],
+        ["watch delivery over 3 replicas on etcd: ", "leader takeover after kill -9: "],
+    ),
+    (
         "authorization",
         ["--users=20", "--namespaces=4", "--checks=2000"],
         ["cached checks: ", "uncached decisions: "],
