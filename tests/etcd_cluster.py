@@ -32,6 +32,15 @@ def free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class ClientTLS:
+    """etcd serving HTTPS to clients with certificates this CA signed (--client-cert-auth)."""
+
+    ca: Path
+    cert: Path
+    key: Path
+
+
 @dataclass
 class Member:
     name: str
@@ -39,10 +48,11 @@ class Member:
     peer_port: int
     data_dir: Path
     process: subprocess.Popen[bytes] | None = None
+    scheme: str = "http"
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.client_port}"
+        return f"{self.scheme}://127.0.0.1:{self.client_port}"
 
     @property
     def peer_url(self) -> str:
@@ -56,10 +66,13 @@ class EtcdCluster:
     root: Path
     size: int = 1
     members: list[Member] = field(default_factory=list)
+    tls: ClientTLS | None = None  # the serving certificate and key, and the clients' CA
 
     def __post_init__(self) -> None:
+        scheme = "https" if self.tls else "http"
         self.members = [
-            Member(f"m{i}", free_port(), free_port(), self.root / f"m{i}") for i in range(self.size)
+            Member(f"m{i}", free_port(), free_port(), self.root / f"m{i}", scheme=scheme)
+            for i in range(self.size)
         ]
 
     @property
@@ -88,6 +101,7 @@ class EtcdCluster:
                 f"--initial-cluster={initial}",
                 f"--initial-cluster-state={'new' if new else 'existing'}",
                 "--initial-cluster-token=fleetwarden-test",
+                *self._tls_flags(),
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -96,6 +110,16 @@ class EtcdCluster:
         )
         log.close()
 
+    def _tls_flags(self) -> list[str]:
+        if self.tls is None:
+            return []
+        return [
+            f"--cert-file={self.tls.cert}",
+            f"--key-file={self.tls.key}",
+            f"--trusted-ca-file={self.tls.ca}",
+            "--client-cert-auth",
+        ]
+
     def wait_ready(self, member: Member, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -103,12 +127,24 @@ class EtcdCluster:
                 f"etcd {member.name} exited: {(self.root / f'{member.name}.log').read_text()}"
             )
             try:
-                if requests.get(f"{member.url}/health", timeout=1).json().get("health") == "true":
+                if (
+                    requests.get(f"{member.url}/health", timeout=1, **self._auth())
+                    .json()
+                    .get("health")
+                    == "true"
+                ):
                     return
             except (requests.RequestException, ValueError):
                 pass
             time.sleep(0.05)
         raise TimeoutError(f"etcd {member.name} not healthy after {timeout} s")
+
+    def _auth(self) -> dict[str, object]:
+        """What requests needs to reach a member: the CA, and a client certificate (the
+        serving one: etcd takes any its CA signed)."""
+        if self.tls is None:
+            return {}
+        return {"verify": str(self.tls.ca), "cert": (str(self.tls.cert), str(self.tls.key))}
 
     def kill(self, member: Member) -> None:
         """kill -9."""

@@ -6,17 +6,28 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from etcd_cluster import EtcdCluster, Member
+from cryptography.x509.oid import ExtendedKeyUsageOID
+from etcd_cluster import ClientTLS, EtcdCluster, Member
 
 from fleetwarden.api.errors import Conflict, Expired, StatusError
+from fleetwarden.auth.pki import (
+    CERT_VALIDITY,
+    KeyPair,
+    _issue,
+    _subject,
+    client_certificate,
+    new_ca,
+    new_key,
+)
 from fleetwarden.store import Watch, WatchEvent
 from fleetwarden.store.etcd import EtcdStore
-from fleetwarden.store.etcd_client import EtcdUnavailable
+from fleetwarden.store.etcd_client import EtcdTLS, EtcdUnavailable
 
 from .conftest import DEPLOYMENTS, deployment, revisions
 
@@ -286,3 +297,50 @@ def test_an_owner_a_subscriber_deletes_has_its_dependents_collected(
     store.subscribe(delete_owner_on_trigger)
     store.create(deployment("trigger"))
     assert names(store) == ["trigger"]
+
+
+def test_the_store_reaches_an_etcd_that_wants_tls_and_client_certificates(
+    tmp_path: Path,
+) -> None:
+    now = datetime.now(UTC)
+    ca = new_ca("etcd-ca", now)
+    server = etcd_certificate(ca, now)
+    client = client_certificate(ca, "fleetwarden", [], now)
+    files = {
+        name: tmp_path / f"{name}.pem"
+        for name in ("ca", "server", "server-key", "client", "client-key")
+    }
+    files["ca"].write_bytes(ca.certificate_pem())
+    server.write(files["server"], files["server-key"])
+    client.write(files["client"], files["client-key"])
+    cluster = EtcdCluster(
+        tmp_path / "etcd", tls=ClientTLS(files["ca"], files["server"], files["server-key"])
+    )
+    (tmp_path / "etcd").mkdir()
+    cluster.start()
+    try:
+        assert cluster.urls[0].startswith("https://")
+        tls = EtcdTLS(str(files["ca"]), str(files["client"]), str(files["client-key"]))
+        store = EtcdStore(cluster.urls, prefix="/tls", tls=tls)
+        try:
+            store.create(deployment("secure"))
+            assert names(store) == ["secure"]
+        finally:
+            store.close()
+        # Without a client certificate etcd refuses the connection: nothing is served.
+        with pytest.raises(EtcdUnavailable):
+            EtcdStore(cluster.urls, prefix="/tls", tls=EtcdTLS(str(files["ca"])), timeout=2)
+    finally:
+        cluster.stop()
+
+
+def etcd_certificate(ca: KeyPair, now: datetime) -> KeyPair:
+    """etcd's certificate: it serves with it and its own gateway connects to it with it too,
+    so it must be good for both server and client authentication."""
+    key = new_key()
+    usages = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]
+    subject = _subject("etcd", [])
+    expiry = now + CERT_VALIDITY
+    return KeyPair(
+        _issue(ca, key.public_key(), subject, usages, now, expiry, sans=["127.0.0.1"]), key
+    )

@@ -163,18 +163,18 @@ class EtcdClient:
     def _post(self, operation: str, path: str, body: Any, *, retry: bool = True) -> Any:
         """One request, to the next endpoint while one refuses it; a read that timed out is
         tried on the next one too, a write is not."""
-        last: Exception | None = None
+        last: object = None
         for _ in self._clients:
             client = self._client()
             started = time.monotonic()
             try:
                 answer = client.post(client.get_url(path), json=body)
             except exceptions.ConnectionFailedError as err:
-                last = err
+                last = err.detail_text or err
             except exceptions.ConnectionTimeoutError as err:
                 if not retry:
                     raise EtcdTimeout(f"etcd {client.base_url}: request timed out") from None
-                last = err
+                last = err.detail_text or err
             else:
                 self._observe(operation, time.monotonic() - started)
                 return answer
@@ -231,7 +231,7 @@ def _client(url: str, tls: EtcdTLS, timeout: float) -> Etcd3Client:
     parts = urlsplit(url if "://" in url else f"http://{url}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"--etcd-servers: {url!r} is not an http(s)://host:port URL")
-    return Etcd3Client(
+    client = Etcd3Client(
         host=parts.hostname,
         port=parts.port or 2379,
         protocol=parts.scheme,
@@ -241,3 +241,7 @@ def _client(url: str, tls: EtcdTLS, timeout: float) -> Etcd3Client:
         timeout=timeout,
         api_path="/v3/",  # etcd 3.4's gateway; spares a /version request
     )
+    # Neither proxies nor a CA bundle from the environment (REQUESTS_CA_BUNDLE would
+    # override --etcd-cafile): etcd is reached directly, trusting the CA given.
+    client.session.trust_env = False
+    return client
