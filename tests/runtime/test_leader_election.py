@@ -4,9 +4,10 @@ else may lead. Each test drives the electors one tick at a time on a virtual clo
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -379,18 +380,12 @@ def test_a_running_candidate_hears_each_renewal_and_tries_when_the_lease_expires
     # so takes over up to that much past the lease's expiry; ours hears it as it is written.
     a, b = Candidate("a", store, clock, log), Candidate("b", store, clock, log)
     a.tick()
-    stop = threading.Event()
-    runner = threading.Thread(target=b.elector.run, args=(stop,))
-    runner.start()
-    try:
-        assert wait_for(lambda: "b sees a" in log)
+    with running(b):
+        _eventually(lambda: "b sees a" in log)
         clock.advance(timedelta(seconds=1))
         a.tick()  # a renews; b hears it at once, by its clock's now
         heard = clock.now()
-        assert wait_for(lambda: b.elector._observed_time == heard)
-    finally:
-        stop.set()
-        runner.join()
+        _eventually(lambda: b.elector._observed_time == heard)
     clock.advance(timedelta(seconds=14))
     # b's next wait ends when the lease it heard renewed expires, not a retry later.
     assert b.tick() == timedelta(seconds=1)
@@ -404,22 +399,20 @@ def test_a_released_lease_wakes_a_waiting_candidate_at_once(
 ) -> None:
     a, b = Candidate("a", store, clock, log), Candidate("b", store, clock, log)
     a.tick()
+    with running(b):
+        _eventually(lambda: "b sees a" in log)
+        a.elector.release()  # b is waiting out its retry period (a virtual clock's: forever)
+        _eventually(lambda: lease(store)["holderIdentity"] == "b")
+
+
+@contextlib.contextmanager
+def running(candidate: Candidate) -> Iterator[None]:
+    """The candidate's elector running (run()) in a thread of its own, stopped after."""
     stop = threading.Event()
-    runner = threading.Thread(target=b.elector.run, args=(stop,))
+    runner = threading.Thread(target=candidate.elector.run, args=(stop,))
     runner.start()
     try:
-        assert wait_for(lambda: "b sees a" in log)
-        a.elector.release()  # b is waiting out its retry period (a virtual clock's: forever)
-        assert wait_for(lambda: lease(store)["holderIdentity"] == "b")
+        yield
     finally:
         stop.set()
         runner.join()
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 10) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True

@@ -185,3 +185,30 @@ def test_a_port_taken_leaves_an_existing_hubs_data_dir_alone(
     assert result.exit_code == 1
     assert f"127.0.0.1:{taken_port}" in result.stderr
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_an_etcd_server_that_is_no_url_is_refused_naming_the_flag(tmp_path: Path) -> None:
+    data_dir = tmp_path / "hub"
+    result = runner.invoke(
+        app, ["up", f"--data-dir={data_dir}", "--port=0", "--etcd-servers=ftp://etcd:2379"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: --etcd-servers: 'ftp://etcd:2379' is not an http(s)://host:port URL\n"
+    )
+    assert not data_dir.exists()  # nothing made of a start that could not be
+
+
+def test_an_etcd_that_does_not_answer_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens: refused at once
+    data_dir = tmp_path / "hub"
+    result = runner.invoke(
+        app, ["up", f"--data-dir={data_dir}", "--port=0", f"--etcd-servers=http://127.0.0.1:{port}"]
+    )
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: etcd unavailable: ")
+    assert result.stderr.count("\n") == 1
+    assert not data_dir.exists()

@@ -176,6 +176,24 @@ def work_healthy(client: Client, member: str) -> bool:
     )
 
 
+def failed_over(client: Client, before: list[str], lost: str, timeout: float) -> list[str]:
+    """Wait for the failover from `lost` to the spare member to complete (each step within
+    `timeout` seconds): rescheduled, the new Work healthy, the eviction task retired, the
+    old Work deleted. Returns the clusters scheduled after."""
+    (spare,) = set(MEMBERS) - set(before)
+    after = sorted({*before, spare} - {lost})
+    eventually(lambda: scheduled(client) == after, timeout, f"rescheduling to {spare}")
+    eventually(lambda: work_healthy(client, spare), timeout, f"a healthy Work on {spare}")
+    eventually(
+        lambda: not binding(client)["spec"].get("gracefulEvictionTasks"),
+        timeout,
+        "the task retired",
+    )
+    # Deleted, and kept by its finalizer until the member is back, as upstream does.
+    eventually(lambda: terminating(works(client, lost)), timeout, f"the old Work on {lost} deleted")
+    return after
+
+
 def test_a_fleet_fails_over_and_the_hub_survives_kill_9(hub: Hub) -> None:
     client = hub.start()
     eventually(lambda: all(ready(client, m) for m in MEMBERS), 20, "three Ready clusters")
@@ -191,15 +209,7 @@ def test_a_fleet_fails_over_and_the_hub_survives_kill_9(hub: Hub) -> None:
     os.kill(frozen, signal.SIGSTOP)
     wanted = {("cluster.karmada.io/unreachable", "NoSchedule"), ("not-ready", "NoExecute")}
     eventually(lambda: taints(client, lost) >= wanted, 15, f"the taints of unreachable {lost}")
-    (spare,) = set(MEMBERS) - set(before)
-    after = sorted({*before, spare} - {lost})
-    eventually(lambda: scheduled(client) == after, 15, f"rescheduling to {spare}")
-    eventually(lambda: work_healthy(client, spare), 15, f"a healthy Work on {spare}")
-    eventually(
-        lambda: not binding(client)["spec"].get("gracefulEvictionTasks"), 15, "the task retired"
-    )
-    # Deleted, and kept by its finalizer until the member is back, as upstream does.
-    eventually(lambda: terminating(works(client, lost)), 15, f"the old Work on {lost} deleted")
+    after = failed_over(client, before, lost, 15)
     os.kill(frozen, signal.SIGCONT)
     eventually(lambda: ready(client, lost), 20, f"{lost} back")
 

@@ -456,6 +456,7 @@ class CoreStore:
         return True
 
     def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
+        self._sync()
         # Lock-free: one dict read of an immutable entry is atomic.
         entry = self._objects.get(collection_of(info), {}).get(_path(_ns(info, namespace), name))
         if entry is None:
@@ -473,6 +474,7 @@ class CoreStore:
         continue_: str | None = None,
     ) -> ListResult:
         selection = _Selection.parse(label_selector, field_selector, self._fields(info))
+        self._sync()
         if not info.namespaced or not namespace:
             namespace = None  # "" is metav1.NamespaceAll
         with self._lock:
@@ -648,6 +650,10 @@ class CoreStore:
         self._dispatch()
         self._collect_all(txn.dependents)
         return result
+
+    def _sync(self) -> None:
+        """Bring the cache up to what the backend holds before a read: it is already, for
+        a backend this process alone writes."""
 
     def _collect_all(self, keys: Sequence[Key]) -> None:
         for key in keys:

@@ -36,7 +36,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Unpack
 
 from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound
-from fleetwarden.api.kinds import KindInfo
 from fleetwarden.store.core import (
     CoreStore,
     Key,
@@ -58,7 +57,7 @@ from fleetwarden.store.etcd_client import (
     Kv,
     decode,
 )
-from fleetwarden.store.interface import EventType, ListResult, Obj
+from fleetwarden.store.interface import EventType, Obj
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +96,7 @@ class EtcdStore(CoreStore):
         **options: Unpack[StoreOptions],
     ) -> None:
         """`observe(operation, seconds)` is told each etcd request's latency."""
-        prefix = "/" + prefix.strip("/")
+        prefix = ("/" + prefix.strip("/")).rstrip("/")  # "/" and "" alike: the root
         self.etcd = EtcdClient(endpoints, tls, timeout, observe)
         self._prefix = prefix + "/"
         self._timeout = timeout
@@ -111,32 +110,6 @@ class EtcdStore(CoreStore):
         self._uncollected: deque[tuple[int, Sequence[Key]]] = deque()
         self._watching: Any = None
         super().__init__(_NoBackend(), **options)
-
-    # --- reads: from the cache, once it has what etcd has ------------------------------
-
-    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        self._sync()
-        return super().get(info, name, namespace)
-
-    def list(
-        self,
-        info: KindInfo,
-        namespace: str | None = None,
-        *,
-        label_selector: str | None = None,
-        field_selector: str | None = None,
-        limit: int | None = None,
-        continue_: str | None = None,
-    ) -> ListResult:
-        self._sync()
-        return super().list(
-            info,
-            namespace,
-            label_selector=label_selector,
-            field_selector=field_selector,
-            limit=limit,
-            continue_=continue_,
-        )
 
     @property
     def healthy(self) -> bool:
@@ -335,7 +308,8 @@ class EtcdStore(CoreStore):
         return StoredEvent(revision, kind, collection, namespace, name, blob), entry
 
     def _sync(self) -> None:
-        """Wait until the cache has every change etcd had when asked."""
+        """Reads come from the cache, once it has every change etcd had when asked: what
+        one replica acknowledged, every replica reads."""
         if threading.current_thread() is self._follower:
             return  # a subscriber reading: the cache is where its event left it
         self._wait(self.etcd.revision())
