@@ -148,3 +148,16 @@ def test_validate_refuses_a_yaml_alias_bomb_and_deep_nesting(tmp_path: Path) -> 
         code, _, err = run("validate", str(tmp_path / f"{name}.yaml"))
         assert code == 2, err
         assert f"yaml: {error}" in err
+
+
+def test_a_missing_or_unreadable_manifest_is_named_in_one_line(tmp_path: Path) -> None:
+    absent = str(tmp_path / "absent.yaml")
+    for args, path, reason in (
+        (("validate", absent), absent, "No such file or directory"),
+        (("validate", str(tmp_path)), str(tmp_path), "Is a directory"),
+        (("taint", "clusters", "m1", "a=b:NoSchedule", "--local", "-f", absent), absent, "No such"),
+    ):
+        code, _, err = run(*args)
+        assert code == 2, err
+        assert f"Invalid value: {path}: {reason}" in err
+        assert "Traceback" not in err

@@ -16,7 +16,10 @@ from fleetwarden.api.codec import load_yaml_documents
 
 def load_documents(path: str) -> Iterator[dict[str, Any]]:
     """Every non-empty YAML document of a file (`-` for standard input)."""
-    text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+    except OSError as exc:  # missing, a directory, unreadable: one line, as kubectl says it
+        raise typer.BadParameter(f"{path}: {exc.strerror or exc}") from None
     try:
         for doc in load_yaml_documents(text):
             if doc is None:
