@@ -4,6 +4,8 @@ Karmada's name, refused values named, a hub that cannot be reached."""
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import fields
 from pathlib import Path
@@ -212,3 +214,26 @@ def test_an_etcd_that_does_not_answer_is_one_line_and_leaves_nothing(tmp_path: P
     assert result.stderr.startswith("error: etcd unavailable: ")
     assert result.stderr.count("\n") == 1
     assert not data_dir.exists()
+
+
+STOPPED_BY_SIGNALS = """
+import os, signal, sys, threading, time
+from fleetwarden.cli.up import stop_on_signals
+
+stop = stop_on_signals()
+def pelt():  # a burst, as a supervisor that sends SIGTERM again and again
+    for _ in range(70_000):  # more bytes than a pipe holds
+        os.kill(os.getpid(), signal.SIGTERM)
+threading.Thread(target=pelt, daemon=True).start()
+deadline = time.monotonic() + 10
+while not stop.wait(0.00001) and time.monotonic() < deadline:
+    pass  # the main thread in and out of the Event's wait, where a handler lands
+sys.exit(0 if stop.is_set() else 1)
+"""
+
+
+def test_a_burst_of_sigterm_stops_a_process_waiting_on_its_stop_event() -> None:
+    """The handler runs on the main thread, inside `stop.wait()`: it must not take the
+    Event's lock, and a full pipe must not block it."""
+    done = subprocess.run([sys.executable, "-c", STOPPED_BY_SIGNALS], timeout=30, check=False)
+    assert done.returncode == 0

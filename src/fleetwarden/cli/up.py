@@ -21,6 +21,7 @@ not with this module: every `fleetwarden` command imports it, for its options.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import logging
@@ -875,11 +876,22 @@ def configure_process() -> None:
 
 
 def stop_on_signals() -> threading.Event:
+    """An Event set on SIGINT or SIGTERM. The handler only writes a byte to a pipe, and a
+    thread sets the Event: a handler runs on the main thread, which may be inside
+    `stop.wait()` holding the Event's lock, and `Event.set` there would wait for it forever."""
     stop = threading.Event()
+    read, write = os.pipe()
+    os.set_blocking(write, False)
 
     def handle(signum: int, frame: object) -> None:
+        with contextlib.suppress(BlockingIOError):  # the pipe is full: a stop is on its way
+            os.write(write, b"\0")
+
+    def relay() -> None:
+        os.read(read, 1)
         stop.set()
 
+    threading.Thread(target=relay, name="stop-on-signals", daemon=True).start()
     signal.signal(signal.SIGINT, handle)
     signal.signal(signal.SIGTERM, handle)
     return stop
