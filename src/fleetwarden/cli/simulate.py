@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 if TYPE_CHECKING:
+    from fleetwarden.sim.recording import Recording
     from fleetwarden.sim.scenario import Scenario
 
 # Seconds of real time between two redraws of the progress bar: a scenario writes
@@ -23,11 +24,20 @@ def simulate(
     file: Annotated[str, typer.Argument(help="The scenario file.")],
     output: Annotated[str, typer.Option("--output", "-o", help="text (default) or json.")] = "text",
     dump: Annotated[bool, typer.Option(help="Add every object's final state.")] = False,
+    html: Annotated[
+        str | None,
+        typer.Option(
+            "--html",
+            metavar="FILE",
+            help="Also write the run as a page: lanes for clusters and workloads over time.",
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario: the hub's real admission, controllers and members on a virtual clock.
 
     Exit status 0 when every expectation passed, 1 when any failed, 2 when the scenario
-    itself is invalid. On a terminal, a bar on standard error shows how far it got.
+    itself is invalid or the page cannot be written. On a terminal, a bar on standard
+    error shows how far it got.
     """
     from fleetwarden.sim.report import to_json, to_text
     from fleetwarden.sim.runner import Simulation
@@ -44,8 +54,21 @@ def simulate(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if html is not None:
+        write_page(html, report.recording)
     typer.echo(to_json(report, dump=dump) if output == "json" else to_text(report, dump=dump))
     raise typer.Exit(1 if report.failed else 0)
+
+
+def write_page(path: str, recording: Recording) -> None:
+    from fleetwarden.dashboard.report import render_report
+
+    try:
+        with open(path, "w", encoding="utf-8") as page:
+            page.write(render_report(recording))
+    except OSError as exc:
+        typer.echo(f"error: cannot write the page {path}: {exc.strerror}", err=True)
+        raise typer.Exit(2) from None
 
 
 @contextmanager

@@ -35,6 +35,7 @@ from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
 from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
 from fleetwarden.sim.expect import Outcome, check
+from fleetwarden.sim.recording import Recorder, Recording
 from fleetwarden.sim.scenario import (
     Expectation,
     ObjectRef,
@@ -59,6 +60,7 @@ class Report:
     outcomes: list[Outcome]
     timeline: list[dict[str, str]]
     objects: list[dict[str, Any]]
+    recording: Recording  # the same run as data for `simulate --html`
 
     @property
     def passed(self) -> int:
@@ -99,6 +101,7 @@ class Simulation:
             manager.add(controller)
         self.driver = VirtualDriver(manager)
         self.timeline = Timeline(scenario.start_time, self.clock.now)
+        self.recorder = Recorder(scenario.start_time, self.clock.now)
         if any(step.sender for step in scenario.steps):
             # Senders other than the administrator meet the hub's RBAC, its defaults included.
             ensure_bootstrap_policy(self.store, bootstrap_policy())
@@ -109,6 +112,7 @@ class Simulation:
         """The scenario, run to its end; `progress`, when given, hears at each write how
         far into the scenario the virtual clock is."""
         self.store.subscribe(self.timeline.observe)
+        self.store.subscribe(self.recorder.observe)
         if progress is not None:
             start = self.scenario.start_time
             self.store.subscribe(lambda _event: progress(self.clock.now() - start))
@@ -128,6 +132,7 @@ class Simulation:
             self.outcomes,
             [e.to_dict() for e in self.timeline.entries],
             self._dump(),
+            self.recorder.recording(self.scenario.name, self.outcomes),
         )
 
     def _step(self, step: Step) -> None:

@@ -1,0 +1,358 @@
+// The fleet's timeline as lanes on one time axis (Apache ECharts, SVG so a page can be
+// printed and its drawing read): expectations on top, then a lane per cluster (its health
+// as a strip, its taints as bars below), then a lane per workload (the clusters it is on,
+// with their replicas, and its eviction tasks from creation to retirement).
+
+import * as echarts from "echarts/core";
+import { CustomChart } from "echarts/charts";
+import type { CustomSeriesOption } from "echarts/charts";
+import { DataZoomComponent, GridComponent, TooltipComponent } from "echarts/components";
+import type {
+  DataZoomComponentOption,
+  GridComponentOption,
+  TooltipComponentOption,
+} from "echarts/components";
+import { SVGRenderer } from "echarts/renderers";
+import type {
+  CustomSeriesRenderItem,
+  CustomSeriesRenderItemAPI,
+  CustomSeriesRenderItemParams,
+  CustomSeriesRenderItemReturn,
+} from "echarts/types/dist/shared";
+import type { ClusterLane, Eviction, Recording, Taint, Verdict, WorkloadLane } from "./recording";
+
+/** What an item draws: an element of the custom series (a group, rect, text...). */
+type Drawn = Extract<CustomSeriesRenderItemReturn, { type: "group" }>["children"][number];
+
+echarts.use([CustomChart, DataZoomComponent, GridComponent, TooltipComponent, SVGRenderer]);
+
+type Option = echarts.ComposeOption<
+  CustomSeriesOption | DataZoomComponentOption | GridComponentOption | TooltipComponentOption
+>;
+
+const LANE_HEIGHT = 56;
+const SLICE_HEIGHT = 15; // a workload's lane is tall enough for a readable slice per cluster
+const HEALTH = { True: "#2e9e4f", False: "#d64541", Unknown: "#9aa0a6" } as Record<string, string>;
+const EFFECT = {
+  NoExecute: "#b03a2e",
+  NoSchedule: "#e67e22",
+  NoSelect: "#e67e22",
+  NoSelectIfNew: "#f0a04b",
+  PreferNoSchedule: "#f4d03f",
+  PreferNoSelect: "#f4d03f",
+} as Record<string, string>;
+const CLUSTER_COLORS = [
+  "#4e79a7", "#76b7b2", "#b07aa1", "#9c755f", "#59a1c4",
+  "#8cd17d", "#86bcb6", "#d4a6c8", "#a0cbe8", "#bab0ac",
+];
+const EVICTION = "#7d3c98";
+export const LEGEND = {
+  health: HEALTH,
+  taints: EFFECT,
+  eviction: EVICTION,
+  expectations: { passed: HEALTH.True, failed: HEALTH.False },
+};
+
+/** One drawn thing: where it is, and how to draw and describe it. */
+interface Item {
+  lane: number;
+  start: number;
+  end: number;
+  draw(box: Box, api: CustomSeriesRenderItemAPI): Drawn;
+  describe(): string;
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A Go-style duration: 100 -> "1m40s". */
+export function duration(seconds: number): string {
+  if (seconds === 0) return "0s";
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = +(seconds % 60).toFixed(3);
+  return `${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${s || !(h || m) ? `${s}s` : ""}`;
+}
+
+/** Draws the recording into `element`; `drawn` hears when the drawing is on the page. */
+export function renderTimeline(
+  element: HTMLElement,
+  recording: Recording,
+  drawn: () => void = () => {},
+): echarts.ECharts {
+  const lanes = ["expectations", ...recording.clusters.map((c) => c.name)];
+  lanes.push(...recording.workloads.map((w) => w.name));
+  const colors = clusterColors(recording);
+  const items = [
+    ...recording.expectations.map((v) => verdictItem(v)),
+    ...recording.clusters.flatMap((c, i) => clusterItems(c, 1 + i, recording.end)),
+    ...recording.workloads.flatMap((w, i) =>
+      workloadItems(w, 1 + recording.clusters.length + i, recording.end, colors),
+    ),
+  ];
+  element.style.height = `${lanes.length * laneHeight(recording) + 110}px`;
+  const chart = echarts.init(element, undefined, { renderer: "svg" });
+  chart.on("finished", drawn);
+  chart.setOption(option(recording, lanes, items));
+  return chart;
+}
+
+function option(recording: Recording, lanes: string[], items: Item[]): Option {
+  const renderItem: CustomSeriesRenderItem = (params, api) =>
+    items[params.dataIndex].draw(box(params, api, items[params.dataIndex]), api);
+  return {
+    animation: false,
+    grid: { left: 210, right: 30, top: 20, bottom: 70 },
+    tooltip: {
+      trigger: "item",
+      formatter: (p) => items[(p as { dataIndex: number }).dataIndex].describe(),
+    },
+    dataZoom: [
+      { type: "inside", xAxisIndex: 0, filterMode: "weakFilter" },
+      { type: "slider", xAxisIndex: 0, filterMode: "weakFilter", bottom: 10, height: 22 },
+    ],
+    xAxis: {
+      type: "value",
+      min: 0,
+      max: Math.max(recording.end, 1),
+      axisLabel: { formatter: (v: number) => duration(v) },
+      splitLine: { lineStyle: { color: "#eee" } },
+    },
+    yAxis: {
+      type: "category",
+      data: lanes,
+      inverse: true,
+      axisTick: { show: false },
+      splitLine: { show: true, lineStyle: { color: "#ddd" } },
+      axisLabel: { width: 190, overflow: "truncate", fontSize: 12 },
+    },
+    series: [
+      {
+        type: "custom",
+        renderItem,
+        clip: true,
+        encode: { x: [0, 1], y: 2 },
+        data: items.map((item) => [item.start, item.end, item.lane]),
+      },
+    ],
+  };
+}
+
+/** The rectangle an item covers, on its lane, clipped to the plot when zoomed. */
+function box(
+  params: CustomSeriesRenderItemParams,
+  api: CustomSeriesRenderItemAPI,
+  item: Item,
+): Box {
+  const [x0, y] = api.coord([item.start, item.lane]);
+  const [x1] = api.coord([item.end, item.lane]);
+  const height = (api.size!([0, 1]) as number[])[1] * 0.84;
+  const grid = params.coordSys as unknown as Box;
+  const left = Math.max(x0, grid.x);
+  const right = Math.min(x1, grid.x + grid.width);
+  return { x: left, y: y - height / 2, width: Math.max(right - left, 0), height };
+}
+
+function laneHeight(recording: Recording): number {
+  const widest = recording.workloads.flatMap((w) =>
+    w.placements.map((p) => Object.keys(p.clusters).length),
+  );
+  return Math.max(LANE_HEIGHT, Math.max(0, ...widest) * SLICE_HEIGHT + 10);
+}
+
+function clusterColors(recording: Recording): Map<string, string> {
+  const names = recording.clusters.map((c) => c.name);
+  for (const w of recording.workloads) {
+    for (const p of w.placements) names.push(...Object.keys(p.clusters));
+  }
+  const colors = new Map<string, string>();
+  for (const name of names) {
+    if (!colors.has(name)) colors.set(name, CLUSTER_COLORS[colors.size % CLUSTER_COLORS.length]);
+  }
+  return colors;
+}
+
+function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
+  const items: Item[] = cluster.health.map((h, i) => ({
+    lane,
+    start: h.at,
+    end: cluster.health[i + 1]?.at ?? end,
+    draw: (b) => ({
+      type: "rect",
+      shape: { x: b.x, y: b.y, width: b.width, height: b.height * 0.22 },
+      style: { fill: HEALTH[h.status] ?? "#bbb" },
+    }),
+    describe: () =>
+      `<b>${escapeHtml(cluster.kind)} ${escapeHtml(cluster.name)}</b><br>` +
+      `${escapeHtml(healthCondition(cluster.kind))}=${escapeHtml(h.status)} ` +
+      `(${escapeHtml(h.reason)})<br>from ${duration(h.at)}`,
+  }));
+  const rows = taintRows(cluster.taints);
+  const rowCount = Math.max(...rows, 0) + 1;
+  cluster.taints.forEach((t, i) => {
+    items.push({
+      lane,
+      start: t.start,
+      end: t.end ?? end,
+      draw: (b) => {
+        const top = b.y + b.height * 0.3;
+        const height = Math.min((b.height * 0.7) / rowCount, 16);
+        const y = top + rows[i] * height;
+        return bar({ ...b, y, height: height - 1 }, EFFECT[t.effect] ?? "#888", taintText(t));
+      },
+      describe: () =>
+        `<b>taint ${escapeHtml(taintText(t))}</b> on ${escapeHtml(cluster.name)}<br>` +
+        `added ${duration(t.start)}, ${t.end === null ? "still there" : `removed ${duration(t.end)}`}`,
+    });
+  });
+  return items;
+}
+
+function healthCondition(kind: string): string {
+  return kind === "ManagedCluster" ? "ManagedClusterConditionAvailable" : "Ready";
+}
+
+function taintText(t: Taint): string {
+  return `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`;
+}
+
+/** Rows for the taints of one cluster: those that do not overlap in time share a row. */
+function taintRows(taints: Taint[]): number[] {
+  const rowEnds: number[] = [];
+  return taints.map((t) => {
+    let row = rowEnds.findIndex((end) => end <= t.start);
+    if (row < 0) row = rowEnds.push(0) - 1;
+    rowEnds[row] = t.end ?? Infinity;
+    return row;
+  });
+}
+
+function bar(b: Box, fill: string, text: string): Drawn {
+  return {
+    type: "group",
+    children: [
+      { type: "rect", shape: { ...b }, style: { fill } },
+      {
+        type: "text",
+        style: {
+          text,
+          x: b.x + 4,
+          y: b.y + b.height / 2,
+          width: Math.max(b.width - 8, 0),
+          overflow: "truncate",
+          ellipsis: "…",
+          verticalAlign: "middle",
+          fill: "#111",
+          font: `${Math.min(Math.max(b.height - 3, 8), 12)}px sans-serif`,
+        },
+        invisible: b.width < 24,
+      },
+    ],
+  };
+}
+
+function workloadItems(
+  workload: WorkloadLane,
+  lane: number,
+  end: number,
+  colors: Map<string, string>,
+): Item[] {
+  const items: Item[] = workload.placements.map((p, i) => {
+    const clusters = Object.entries(p.clusters);
+    const total = clusters.reduce((sum, [, n]) => sum + (n || 1), 0);
+    return {
+      lane,
+      start: p.at,
+      end: workload.placements[i + 1]?.at ?? end,
+      draw: (b) => {
+        if (!clusters.length) return bar(b, "#f2f2f2", "nowhere");
+        let y = b.y;
+        const slices = clusters.map(([name, n]) => {
+          const height = (b.height * (n || 1)) / total;
+          const slice = bar({ ...b, y, height: height - 1 }, colors.get(name)!, replicas(name, n));
+          y += height;
+          return slice;
+        });
+        return { type: "group", children: slices };
+      },
+      describe: () =>
+        `<b>${escapeHtml(workload.name)}</b> from ${duration(p.at)}<br>` +
+        (clusters.length
+          ? clusters.map(([name, n]) => escapeHtml(replicas(name, n))).join("<br>")
+          : "on no cluster"),
+    };
+  });
+  items.push(...workload.evictions.map((e) => evictionItem(workload, e, lane, end)));
+  return items;
+}
+
+function replicas(cluster: string, n: number | null): string {
+  return n === null ? cluster : `${cluster} ×${n}`;
+}
+
+/** A task from its creation (a triangle) to its retirement (a dot), above the lane. */
+function evictionItem(workload: WorkloadLane, e: Eviction, lane: number, end: number): Item {
+  return {
+    lane,
+    start: e.start,
+    end: e.end ?? end,
+    draw: (b, api) => {
+      const y = b.y - 1;
+      const [x0] = api.coord([e.start, lane]);
+      const [x1] = api.coord([e.end ?? end, lane]);
+      const children: Drawn[] = [
+        {
+          type: "line",
+          shape: { x1: x0, y1: y, x2: x1, y2: y },
+          style: { stroke: EVICTION, lineWidth: 2, lineDash: e.end === null ? [4, 3] : undefined },
+        },
+        {
+          type: "polygon",
+          shape: { points: [[x0 - 6, y - 9], [x0 + 6, y - 9], [x0, y]] },
+          style: { fill: EVICTION },
+        },
+      ];
+      if (e.end !== null) {
+        children.push({ type: "circle", shape: { cx: x1, cy: y, r: 4.5 }, style: { fill: EVICTION } });
+      }
+      return { type: "group", children };
+    },
+    describe: () =>
+      `<b>eviction task</b> of ${escapeHtml(workload.name)} from ${escapeHtml(e.cluster)}<br>` +
+      `${escapeHtml(e.producer)}: ${escapeHtml(e.reason)}, purge ${escapeHtml(e.purgeMode)}<br>` +
+      `created ${duration(e.start)}, ` +
+      (e.end === null ? "still waiting at the end" : `retired ${duration(e.end)}`),
+  };
+}
+
+/** A tick on the expectations lane: green when it passed, red when it failed. */
+function verdictItem(v: Verdict): Item {
+  const color = v.passed ? HEALTH.True : HEALTH.False;
+  return {
+    lane: 0,
+    start: v.at,
+    end: v.at,
+    draw: (b, api) => {
+      const [x] = api.coord([v.at, 0]);
+      return {
+        type: "group",
+        children: [
+          { type: "line", shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height }, style: { stroke: color, lineWidth: 2 } },
+          { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
+        ],
+      };
+    },
+    describe: () =>
+      `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${duration(v.at)}: ${escapeHtml(v.path)}<br>` +
+      escapeHtml(`${v.query ? `${v.query} ` : ""}${v.check} ${JSON.stringify(v.expected)}`) +
+      (v.passed ? "" : `<br>actual: ${escapeHtml(JSON.stringify(v.actual))}`),
+  };
+}
