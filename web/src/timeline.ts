@@ -32,6 +32,7 @@ type Option = echarts.ComposeOption<
 
 const LANE_HEIGHT = 56;
 const SLICE_HEIGHT = 15; // a workload's lane is tall enough for a readable slice per cluster
+const MARKS = 11; // the top of a workload's lane, kept for its eviction tasks
 const HEALTH = { True: "#2e9e4f", False: "#d64541", Unknown: "#9aa0a6" } as Record<string, string>;
 const EFFECT = {
   NoExecute: "#b03a2e",
@@ -165,7 +166,7 @@ function laneHeight(recording: Recording): number {
   const widest = recording.workloads.flatMap((w) =>
     w.placements.map((p) => Object.keys(p.clusters).length),
   );
-  return Math.max(LANE_HEIGHT, Math.max(0, ...widest) * SLICE_HEIGHT + 10);
+  return Math.max(LANE_HEIGHT, Math.max(0, ...widest) * SLICE_HEIGHT + MARKS + 10);
 }
 
 function clusterColors(recording: Recording): Map<string, string> {
@@ -272,7 +273,8 @@ function workloadItems(
       lane,
       start: p.at,
       end: workload.placements[i + 1]?.at ?? end,
-      draw: (b) => {
+      draw: (lane) => {
+        const b = { ...lane, y: lane.y + MARKS, height: lane.height - MARKS };
         if (!clusters.length) return bar(b, "#f2f2f2", "nowhere");
         let y = b.y;
         const slices = clusters.map(([name, n]) => {
@@ -305,14 +307,19 @@ function evictionItem(workload: WorkloadLane, e: Eviction, lane: number, end: nu
     start: e.start,
     end: e.end ?? end,
     draw: (b, api) => {
-      const y = b.y - 1;
+      const y = b.y + MARKS - 2;
       const [x0] = api.coord([e.start, lane]);
       const [x1] = api.coord([e.end ?? end, lane]);
       const children: Drawn[] = [
         {
           type: "line",
           shape: { x1: x0, y1: y, x2: x1, y2: y },
-          style: { stroke: EVICTION, lineWidth: 2, lineDash: e.end === null ? [4, 3] : undefined },
+          style: {
+            stroke: EVICTION,
+            fill: "none",
+            lineWidth: 2,
+            lineDash: e.end === null ? [4, 3] : undefined,
+          },
         },
         {
           type: "polygon",
@@ -345,7 +352,11 @@ function verdictItem(v: Verdict): Item {
       return {
         type: "group",
         children: [
-          { type: "line", shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height }, style: { stroke: color, lineWidth: 2 } },
+          {
+            type: "line",
+            shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height },
+            style: { stroke: color, fill: "none", lineWidth: 2 },
+          },
           { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
         ],
       };
