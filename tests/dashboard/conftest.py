@@ -32,7 +32,8 @@ _kept: list[Path] = []
 @pytest.fixture(scope="session")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     assert Path(CHROMIUM).exists(), f"no {CHROMIUM}: apt-get install chromium (.ci/run does)"
-    profile = tmp_path_factory.mktemp("chromium-profile")  # launch adds --headless
+    # A fresh profile (Playwright passes it as --user-data-dir, and headless as --headless).
+    profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
