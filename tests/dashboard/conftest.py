@@ -38,6 +38,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
             viewport={"width": 1400, "height": 600},
+            ignore_https_errors=True,  # a hub's own CA, made by `fleetwarden up` for the test
         )  # fmt: skip
         yield context
         context.close()
@@ -56,14 +57,14 @@ class Visit:
 def visit(browser: BrowserContext) -> Iterator[Any]:
     pages: list[Page] = []
 
-    def open_page(path: Path) -> Visit:
+    def open_page(where: Path | str) -> Visit:
         page = browser.new_page()
         pages.append(page)
         visit = Visit(page)
         page.on("console", lambda m: _console(visit, m))
         page.on("pageerror", lambda e: visit.problems.append(f"page error: {e}"))
         page.on("request", lambda r: visit.requests.append(r.url))
-        page.goto(path.as_uri())
+        page.goto(where.as_uri() if isinstance(where, Path) else where)
         return visit
 
     yield open_page

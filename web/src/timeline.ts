@@ -1,5 +1,5 @@
 // The fleet's timeline as lanes on one time axis (Apache ECharts, SVG so a page can be
-// printed and its drawing read): expectations on top, then a lane per cluster (its health
+// printed and its drawing read): expectations (a live recording's Events) on top, then a lane per cluster (its health
 // as a strip, its taints as bars below), then a lane per workload (the clusters it is on,
 // with their replicas, and its eviction tasks from creation to retirement).
 
@@ -19,7 +19,15 @@ import type {
   CustomSeriesRenderItemParams,
   CustomSeriesRenderItemReturn,
 } from "echarts/types/dist/shared";
-import type { ClusterLane, Eviction, Recording, Taint, Verdict, WorkloadLane } from "./recording";
+import type {
+  ClusterLane,
+  EventMark,
+  Eviction,
+  Recording,
+  Taint,
+  Verdict,
+  WorkloadLane,
+} from "./recording";
 
 /** What an item draws: an element of the custom series (a group, rect, text...). */
 type Drawn = Extract<CustomSeriesRenderItemReturn, { type: "group" }>["children"][number];
@@ -31,6 +39,7 @@ type Option = echarts.ComposeOption<
 >;
 
 const LANE_HEIGHT = 56;
+const LIVE_HORIZON = 1.04; // of the window: how far past now a live axis runs
 const SLICE_HEIGHT = 15; // a workload's lane is tall enough for a readable slice per cluster
 const MARKS = 11; // the top of a workload's lane, kept for its eviction tasks
 const HEALTH = { True: "#2e9e4f", False: "#d64541", Unknown: "#9aa0a6" } as Record<string, string>;
@@ -47,11 +56,13 @@ const CLUSTER_COLORS = [
   "#8cd17d", "#86bcb6", "#d4a6c8", "#a0cbe8", "#bab0ac",
 ];
 const EVICTION = "#7d3c98";
+const EVENT = { Normal: "#7f8c8d", Warning: HEALTH.False } as Record<string, string>;
 export const LEGEND = {
   health: HEALTH,
   taints: EFFECT,
   eviction: EVICTION,
   expectations: { passed: HEALTH.True, failed: HEALTH.False },
+  events: EVENT,
 };
 
 /** One drawn thing: where it is, and how to draw and describe it. */
@@ -83,32 +94,58 @@ export function duration(seconds: number): string {
   return `${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${s || !(h || m) ? `${s}s` : ""}`;
 }
 
-/** Draws the recording into `element`; `drawn` hears when the drawing is on the page. */
-export function renderTimeline(
-  element: HTMLElement,
-  recording: Recording,
-  drawn: () => void = () => {},
-): echarts.ECharts {
-  const lanes = ["expectations", ...recording.clusters.map((c) => c.name)];
-  lanes.push(...recording.workloads.map((w) => w.name));
-  const colors = clusterColors(recording);
-  const items = [
-    ...recording.expectations.map((v) => verdictItem(v)),
-    ...recording.clusters.flatMap((c, i) => clusterItems(c, 1 + i, recording.end)),
-    ...recording.workloads.flatMap((w, i) =>
-      workloadItems(w, 1 + recording.clusters.length + i, recording.end, colors),
-    ),
-  ];
-  element.style.height = `${lanes.length * laneHeight(recording) + 110}px`;
-  const chart = echarts.init(element, undefined, { renderer: "svg" });
-  chart.on("finished", drawn);
-  chart.setOption(option(recording, lanes, items));
-  return chart;
+/** The chart of a recording, drawn again when the recording changes (the live one). */
+export class Timeline {
+  readonly chart: echarts.ECharts;
+
+  constructor(
+    private readonly element: HTMLElement,
+    recording: Recording,
+    drawn: () => void = () => {},
+  ) {
+    this.chart = echarts.init(element, undefined, { renderer: "svg" });
+    this.chart.on("finished", drawn);
+    this.draw(recording);
+  }
+
+  draw(recording: Recording): void {
+    const lanes: string[] = [];
+    const items: Item[] = [];
+    const lane = (name: string) => lanes.push(name) - 1;
+    // A live recording has the hub's Events where a simulation has its expectations.
+    if (recording.events) {
+      const at = lane("events");
+      items.push(...recording.events.map((e) => eventItem(e, at)));
+    } else {
+      const at = lane("expectations");
+      items.push(...recording.expectations.map((v) => verdictItem(v, at)));
+    }
+    const colors = clusterColors(recording);
+    const end = axisEnd(recording); // where what is still there ends
+    for (const c of recording.clusters) items.push(...clusterItems(c, lane(c.name), end));
+    for (const w of recording.workloads) items.push(...workloadItems(w, lane(w.name), end, colors));
+    const height = `${lanes.length * laneHeight(recording) + 110}px`;
+    if (this.element.style.height !== height) {
+      this.element.style.height = height;
+      this.chart.resize();
+    }
+    // Not merged: an object gone from the recording is gone from the drawing.
+    this.chart.setOption(option(recording, lanes, items), { notMerge: true });
+  }
+
+  resize(): void {
+    this.chart.resize();
+  }
 }
 
 function option(recording: Recording, lanes: string[], items: Item[]): Option {
   const renderItem: CustomSeriesRenderItem = (params, api) =>
     items[params.dataIndex].draw(box(params, api, items[params.dataIndex]), api);
+  // A live recording's axis tells the time of day; a simulation's counts from its start.
+  const start = Date.parse(recording.start);
+  const label = recording.events
+    ? (v: number) => new Date(start + v * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
+    : (v: number) => duration(v);
   return {
     animation: false,
     grid: { left: 210, right: 30, top: 20, bottom: 70 },
@@ -123,8 +160,8 @@ function option(recording: Recording, lanes: string[], items: Item[]): Option {
     xAxis: {
       type: "value",
       min: 0,
-      max: Math.max(recording.end, 1),
-      axisLabel: { formatter: (v: number) => duration(v) },
+      max: axisEnd(recording),
+      axisLabel: { formatter: label },
       splitLine: { lineStyle: { color: "#eee" } },
     },
     yAxis: {
@@ -145,6 +182,13 @@ function option(recording: Recording, lanes: string[], items: Item[]): Option {
       },
     ],
   };
+}
+
+/** A simulation's axis ends where it ended; a live one a little past now, so that what
+ * began a moment ago (a taint just added) is seen, running on to the edge. */
+function axisEnd(recording: Recording): number {
+  const end = Math.max(recording.end, 1);
+  return recording.events ? end * LIVE_HORIZON : end;
 }
 
 /** The rectangle an item covers, on its lane, clipped to the plot when zoomed. */
@@ -341,29 +385,47 @@ function evictionItem(workload: WorkloadLane, e: Eviction, lane: number, end: nu
 }
 
 /** A tick on the expectations lane: green when it passed, red when it failed. */
-function verdictItem(v: Verdict): Item {
+function verdictItem(v: Verdict, lane: number): Item {
   const color = v.passed ? HEALTH.True : HEALTH.False;
   return {
-    lane: 0,
+    lane,
     start: v.at,
     end: v.at,
     draw: (b, api) => {
-      const [x] = api.coord([v.at, 0]);
-      return {
-        type: "group",
-        children: [
-          {
-            type: "line",
-            shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height },
-            style: { stroke: color, fill: "none", lineWidth: 2 },
-          },
-          { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
-        ],
-      };
+      const [x] = api.coord([v.at, lane]);
+      return tick(x, b, color);
     },
     describe: () =>
       `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${duration(v.at)}: ${escapeHtml(v.path)}<br>` +
       escapeHtml(`${v.query ? `${v.query} ` : ""}${v.check} ${JSON.stringify(v.expected)}`) +
       (v.passed ? "" : `<br>actual: ${escapeHtml(JSON.stringify(v.actual))}`),
+  };
+}
+
+/** A mark at one instant: a line down the lane under a dot. */
+function tick(x: number, b: Box, color: string): Drawn {
+  return {
+    type: "group",
+    children: [
+      {
+        type: "line",
+        shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height },
+        style: { stroke: color, fill: "none", lineWidth: 2 },
+      },
+      { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
+    ],
+  };
+}
+
+/** An Event on the events lane: grey when Normal, red when a Warning. */
+function eventItem(e: EventMark, lane: number): Item {
+  return {
+    lane,
+    start: e.at,
+    end: e.at,
+    draw: (b, api) => tick(api.coord([e.at, lane])[0], b, EVENT[e.type] ?? EVENT.Normal),
+    describe: () =>
+      `<b>${escapeHtml(e.type)} ${escapeHtml(e.reason)}</b> ${escapeHtml(e.object)}` +
+      `${e.count > 1 ? ` (×${e.count})` : ""}<br>${escapeHtml(e.message)}`,
   };
 }

@@ -3,7 +3,8 @@
 `create_app(store, chain, clock)` serves every registered kind the way kube-apiserver
 serves it: discovery, CRUD with admission, the status subresource, watch, Tables for
 kubectl and OpenAPI documents, health and metrics; and with a chain over a hub's own
-registry, the custom kinds its CustomResourceDefinitions serve, as they come and go.
+registry, the custom kinds its CustomResourceDefinitions serve, as they come and go. At `/`
+it serves the dashboard's page (fleetwarden.dashboard.pages).
 Blocking work (admission, the store) runs on a small thread pool; the event loop only
 moves bytes, so a watch that waits costs no thread of the pool.
 """
@@ -28,6 +29,7 @@ from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
+from fleetwarden.dashboard import pages
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.auditing import RequestAudit
@@ -135,6 +137,10 @@ class App:
             # Who asks and whether they may come from the scope and headers alone: the body
             # is read only for a request allowed, so a stranger's costs nothing to refuse.
             request = Request.from_scope(scope)
+            if pages.is_page_request(request.method, request.path):
+                # The dashboard carries no data: it asks the API with the user's credentials.
+                await _send(send, pages.page_response(request.path))
+                return
             audit = RequestAudit(scope, request, self.security.audit)
             send = audit.recording(send)
             unread = _announces_body(request)

@@ -1,0 +1,175 @@
+"""The hub's dashboard in a real browser, against a real `fleetwarden up`: a person signs in
+with a token, sees the fleet, watches a taint appear as `fleetwarden taint` adds it, is
+refused what their role forbids in the API's words, and taints and cordons through the
+page's confirmation when their role allows it."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+from typer.testing import CliRunner
+from up.test_up import CLUSTER, Hub, eventually, kill_leftover_agents, ready
+
+from fleetwarden.cli import app
+from fleetwarden.client.client import Client
+
+from .conftest import Visit, keep_screenshot
+
+SETTINGS = ["--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s"]
+TOKENS = 'operator-token,olivia,1001,"fleet-operators"\nviewer-token,victor,1002,"fleet-viewers"\n'
+# What the page reads: both dialects' clusters, bindings, placements, events, leases and the
+# fleet-protection status.
+READ = [
+    {"apiGroups": ["cluster.karmada.io"], "resources": ["clusters"]},
+    {"apiGroups": ["cluster.open-cluster-management.io"],
+     "resources": ["managedclusters", "placements", "placementdecisions"]},
+    {"apiGroups": ["work.karmada.io"], "resources": ["resourcebindings"]},
+    {"apiGroups": [""], "resources": ["events", "configmaps"]},
+    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"]},
+]  # fmt: skip
+
+
+def role(name: str, group: str, *, patch: bool) -> list[dict[str, Any]]:
+    rules = [{**r, "verbs": ["get", "list", "watch"]} for r in READ]
+    if patch:
+        rules += [{"apiGroups": ["cluster.karmada.io"], "resources": ["clusters"], "verbs": ["patch"]},
+                  {"apiGroups": ["cluster.open-cluster-management.io"],
+                   "resources": ["managedclusters"], "verbs": ["patch"]}]  # fmt: skip
+    rbac = "rbac.authorization.k8s.io/v1"
+    return [
+        {"apiVersion": rbac, "kind": "ClusterRole", "metadata": {"name": name}, "rules": rules},
+        {"apiVersion": rbac, "kind": "ClusterRoleBinding", "metadata": {"name": name},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+         "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}]},
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
+    data_dir = tmp_path_factory.mktemp("hub")
+    tokens = data_dir.parent / "tokens.csv"
+    tokens.write_text(TOKENS)
+    hub = Hub(
+        data_dir, ["--members=2", "--ocm-members=1", f"--token-auth-file={tokens}", *SETTINGS]
+    )
+    try:
+        client = hub.start()
+        eventually(
+            lambda: all(ready(client, m) for m in ("member1", "member2")), 30, "Ready members"
+        )
+        for obj in [*role("fleet-operator", "fleet-operators", patch=True),
+                    *role("fleet-viewer", "fleet-viewers", patch=False)]:  # fmt: skip
+            client.create(obj)
+        yield hub
+    finally:
+        hub.stop()
+        kill_leftover_agents(data_dir / "members")
+
+
+def admin(hub: Hub) -> Client:
+    assert hub.client is not None
+    return hub.client
+
+
+def signed_in(visit: Any, hub: Hub, token: str) -> Visit:
+    seen: Visit = visit(f"{admin(hub).server}/")
+    seen.page.get_by_label("bearer token").fill(token)
+    seen.page.get_by_role("button", name="Sign in with the token").click()
+    seen.page.wait_for_selector("tr[data-cluster=member2]", timeout=10_000)
+    seen.page.wait_for_selector("html[data-drawn=true]", state="attached", timeout=10_000)
+    return seen
+
+
+def row(page: Page, name: str) -> Any:
+    return page.locator(f"tr[data-cluster={name}]")
+
+
+def taint_keys(hub: Hub, name: str) -> list[str]:
+    return [t["key"] for t in admin(hub).get(CLUSTER, name)["spec"].get("taints", [])]
+
+
+def test_the_page_lists_the_fleet_and_shows_a_taint_within_2s_of_fleetwarden_taint(
+    visit: Any, hub: Hub, tmp_path: Path
+) -> None:
+    seen = signed_in(visit, hub, "operator-token")
+    page = seen.page
+    expect(page.locator(".whoami")).to_contain_text("Signed in as olivia")
+    eventually(lambda: page.locator("tr[data-cluster=cluster1]").count() == 1, 30, "cluster1")
+    assert page.locator("tbody tr[data-cluster]").evaluate_all(
+        "rows => rows.map((r) => r.dataset.kind + '/' + r.dataset.cluster)"
+    ) == ["Cluster/member1", "Cluster/member2", "ManagedCluster/cluster1"]
+    expect(row(page, "member1").locator(".health")).to_contain_text("True")
+    kubeconfig = hub.data_dir / "kubeconfig"
+    tainted = CliRunner().invoke(app, ["taint", "clusters", "member1", "dashboard-test=yes:NoSchedule",
+                                       f"--kubeconfig={kubeconfig}"])  # fmt: skip
+    assert tainted.exit_code == 0, tainted.output
+    added = time.monotonic()
+    chip = row(page, "member1").locator('[data-taint="dashboard-test=yes:NoSchedule"]')
+    chip.wait_for(timeout=2_000)
+    print(f"taint shown {time.monotonic() - added:.2f}s after `fleetwarden taint` returned")
+    # The live timeline draws it too, from now on (its text cut to the bar's width), with the
+    # renderer of simulate --html; hovering it tells the whole taint.
+    bar = page.locator("svg text").filter(has_text=re.compile(r"^das")).first
+    bar.wait_for(timeout=10_000)
+    bar.hover()
+    tooltip = page.locator("div", has_text="taint dashboard-test=yes:NoSchedule on member1").last
+    tooltip.wait_for(timeout=5_000)
+    page.mouse.move(0, 0)
+    keep_screenshot(page, tmp_path, "dashboard.png")
+    assert seen.problems == []
+
+
+def test_an_action_the_role_forbids_shows_the_apis_refusal(visit: Any, hub: Hub) -> None:
+    seen = signed_in(visit, hub, "viewer-token")
+    page = seen.page
+    row(page, "member2").get_by_role("button", name="Taint…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.get_by_label("key").fill("forbidden")
+    dialog.get_by_role("button", name="Confirm").click()
+    expect(dialog.locator(".error")).to_have_text(
+        'Error from server: clusters.cluster.karmada.io "member2" is forbidden: User "victor" '
+        'cannot patch resource "clusters" in API group "cluster.karmada.io" at the cluster scope',
+        timeout=5_000,
+    )
+    assert "forbidden" not in taint_keys(hub, "member2")
+    # The browser's own line about the refused request, and nothing else.
+    assert [p for p in seen.problems if "403" not in p] == []
+
+
+def test_a_permitted_taint_and_cordon_through_the_confirmation_land_on_the_cluster(
+    visit: Any, hub: Hub, tmp_path: Path
+) -> None:
+    seen = signed_in(visit, hub, "operator-token")
+    page = seen.page
+    member2 = row(page, "member2")
+    member2.get_by_role("button", name="Taint…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.get_by_label("key").fill("maintenance")
+    dialog.get_by_label("value").fill("true")
+    dialog.get_by_label("effect").select_option("NoSchedule")
+    keep_screenshot(page, tmp_path, "dashboard-taint-dialog.png")
+    dialog.get_by_role("button", name="Confirm").click()
+    expect(page.locator("dialog[open]")).to_have_count(0)
+    eventually(lambda: "maintenance" in taint_keys(hub, "member2"), 5, "the taint on member2")
+    member2.locator('[data-taint="maintenance=true:NoSchedule"]').wait_for(timeout=2_000)
+
+    member2.get_by_role("button", name="Cordon").click()
+    page.locator("dialog[open]").get_by_role("button", name="Confirm").click()
+    expect(member2.locator(".cordon")).to_have_text("cordoned", timeout=2_000)
+    assert "cluster.karmada.io/unschedulable" in taint_keys(hub, "member2")
+
+    # The × of a taint removes it, after the same confirmation.
+    member2.get_by_title("remove maintenance=true:NoSchedule").click()
+    page.locator("dialog[open]").get_by_role("button", name="Confirm").click()
+    eventually(lambda: "maintenance" not in taint_keys(hub, "member2"), 5, "the taint gone")
+    member2.get_by_role("button", name="Uncordon").click()
+    page.locator("dialog[open]").get_by_role("button", name="Confirm").click()
+    expect(member2.locator(".cordon")).to_have_text("", timeout=2_000)
+    assert taint_keys(hub, "member2") == []
+    assert seen.problems == []
