@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from typer.testing import CliRunner
 from up.test_up import CLUSTER, Hub, eventually, kill_leftover_agents, ready
+from up.test_up_ocm import PLACEMENT_OBJECTS
 
 from fleetwarden.cli import app
 from fleetwarden.client.client import Client
@@ -32,6 +33,21 @@ READ = [
     {"apiGroups": ["work.karmada.io"], "resources": ["resourcebindings"]},
     {"apiGroups": [""], "resources": ["events", "configmaps"]},
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"]},
+]  # fmt: skip
+
+
+# A Deployment on both Karmada members, and an OCM Placement of the managed clusters.
+WORKLOAD: list[dict[str, Any]] = [
+    {"apiVersion": "apps/v1", "kind": "Deployment",
+     "metadata": {"name": "web", "namespace": "default"},
+     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+              "template": {"metadata": {"labels": {"app": "web"}},
+                           "spec": {"containers": [{"image": "nginx", "name": "web"}]}}}},
+    {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+     "metadata": {"name": "web", "namespace": "default"},
+     "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
+              "placement": {"clusterAffinity": {"clusterNames": ["member1", "member2"]},
+                            "replicaScheduling": {"replicaSchedulingType": "Duplicated"}}}},
 ]  # fmt: skip
 
 
@@ -64,7 +80,8 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hub]:
             lambda: all(ready(client, m) for m in ("member1", "member2")), 30, "Ready members"
         )
         for obj in [*role("fleet-operator", "fleet-operators", patch=True),
-                    *role("fleet-viewer", "fleet-viewers", patch=False)]:  # fmt: skip
+                    *role("fleet-viewer", "fleet-viewers", patch=False),
+                    *WORKLOAD, *PLACEMENT_OBJECTS]:  # fmt: skip
             client.create(obj)
         yield hub
     finally:
@@ -77,8 +94,17 @@ def admin(hub: Hub) -> Client:
     return hub.client
 
 
+def dashboard_address(hub: Hub) -> str | None:
+    """Where `up` says the dashboard is (once it has said so)."""
+    log = (hub.data_dir / "hub.log").read_text()
+    said = [line for line in log.splitlines() if line.startswith("dashboard: ")]
+    return said[0].removeprefix("dashboard: ") if said else None
+
+
 def signed_in(visit: Any, hub: Hub, token: str) -> Visit:
-    seen: Visit = visit(f"{admin(hub).server}/")
+    address = eventually(lambda: dashboard_address(hub), 10, "the dashboard's address")
+    assert address == f"{admin(hub).server}/"
+    seen: Visit = visit(address)
     seen.page.get_by_label("bearer token").fill(token)
     seen.page.get_by_role("button", name="Sign in with the token").click()
     seen.page.wait_for_selector("tr[data-cluster=member2]", timeout=10_000)
@@ -105,6 +131,12 @@ def test_the_page_lists_the_fleet_and_shows_a_taint_within_2s_of_fleetwarden_tai
         "rows => rows.map((r) => r.dataset.kind + '/' + r.dataset.cluster)"
     ) == ["Cluster/member1", "Cluster/member2", "ManagedCluster/cluster1"]
     expect(row(page, "member1").locator(".health")).to_contain_text("True")
+    # The workloads: the Deployment's binding on both members, the Placement's decision.
+    web = page.locator('tr[data-workload="Deployment default/web"]')
+    expect(web).to_contain_text("member1 ×2, member2 ×2", timeout=20_000)
+    expect(web).to_contain_text("web")  # its policy
+    placement = page.locator('tr[data-placement="Placement default/everywhere"]')
+    expect(placement.locator("td").nth(1)).to_have_text("cluster1", timeout=30_000)
     kubeconfig = hub.data_dir / "kubeconfig"
     tainted = CliRunner().invoke(app, ["taint", "clusters", "member1", "dashboard-test=yes:NoSchedule",
                                        f"--kubeconfig={kubeconfig}"])  # fmt: skip

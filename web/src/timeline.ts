@@ -71,8 +71,11 @@ interface Item {
   start: number;
   end: number;
   draw(box: Box, api: CustomSeriesRenderItemAPI): Drawn;
-  describe(): string;
+  describe(when: When): string;
 }
+
+/** A time of the recording as a reader reads it. */
+type When = (t: number) => string;
 
 interface Box {
   x: number;
@@ -141,17 +144,20 @@ export class Timeline {
 function option(recording: Recording, lanes: string[], items: Item[]): Option {
   const renderItem: CustomSeriesRenderItem = (params, api) =>
     items[params.dataIndex].draw(box(params, api, items[params.dataIndex]), api);
-  // A live recording's axis tells the time of day; a simulation's counts from its start.
+  // A live recording tells the time of day; a simulation counts from its start.
   const start = Date.parse(recording.start);
-  const label = recording.events
-    ? (v: number) => new Date(start + v * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })
-    : (v: number) => duration(v);
+  const clock = (v: number, seconds: boolean) =>
+    new Date(start + v * 1000).toLocaleTimeString([], {
+      hour: "2-digit", minute: "2-digit", hourCycle: "h23", ...(seconds ? { second: "2-digit" } : {}),
+    }); // prettier-ignore
+  const label = recording.events ? (v: number) => clock(v, false) : duration;
+  const when: When = recording.events ? (v) => clock(v, true) : duration;
   return {
     animation: false,
     grid: { left: 210, right: 30, top: 20, bottom: 70 },
     tooltip: {
       trigger: "item",
-      formatter: (p) => items[(p as { dataIndex: number }).dataIndex].describe(),
+      formatter: (p) => items[(p as { dataIndex: number }).dataIndex].describe(when),
     },
     dataZoom: [
       { type: "inside", xAxisIndex: 0, filterMode: "weakFilter" },
@@ -235,10 +241,10 @@ function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
       shape: { x: b.x, y: b.y, width: b.width, height: b.height * 0.22 },
       style: { fill: HEALTH[h.status] ?? "#bbb" },
     }),
-    describe: () =>
+    describe: (when) =>
       `<b>${escapeHtml(cluster.kind)} ${escapeHtml(cluster.name)}</b><br>` +
       `${escapeHtml(healthCondition(cluster.kind))}=${escapeHtml(h.status)} ` +
-      `(${escapeHtml(h.reason)})<br>from ${duration(h.at)}`,
+      `(${escapeHtml(h.reason)})<br>from ${when(h.at)}`,
   }));
   const rows = taintRows(cluster.taints);
   const rowCount = Math.max(...rows, 0) + 1;
@@ -253,9 +259,9 @@ function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
         const y = top + rows[i] * height;
         return bar({ ...b, y, height: height - 1 }, EFFECT[t.effect] ?? "#888", taintText(t));
       },
-      describe: () =>
+      describe: (when) =>
         `<b>taint ${escapeHtml(taintText(t))}</b> on ${escapeHtml(cluster.name)}<br>` +
-        `added ${duration(t.start)}, ${t.end === null ? "still there" : `removed ${duration(t.end)}`}`,
+        `added ${when(t.start)}, ${t.end === null ? "still there" : `removed ${when(t.end)}`}`,
     });
   });
   return items;
@@ -329,8 +335,8 @@ function workloadItems(
         });
         return { type: "group", children: slices };
       },
-      describe: () =>
-        `<b>${escapeHtml(workload.name)}</b> from ${duration(p.at)}<br>` +
+      describe: (when) =>
+        `<b>${escapeHtml(workload.name)}</b> from ${when(p.at)}<br>` +
         (clusters.length
           ? clusters.map(([name, n]) => escapeHtml(replicas(name, n))).join("<br>")
           : "on no cluster"),
@@ -376,11 +382,11 @@ function evictionItem(workload: WorkloadLane, e: Eviction, lane: number, end: nu
       }
       return { type: "group", children };
     },
-    describe: () =>
+    describe: (when) =>
       `<b>eviction task</b> of ${escapeHtml(workload.name)} from ${escapeHtml(e.cluster)}<br>` +
       `${escapeHtml(e.producer)}: ${escapeHtml(e.reason)}, purge ${escapeHtml(e.purgeMode)}<br>` +
-      `created ${duration(e.start)}, ` +
-      (e.end === null ? "still waiting at the end" : `retired ${duration(e.end)}`),
+      `created ${when(e.start)}, ` +
+      (e.end === null ? "still waiting at the end" : `retired ${when(e.end)}`),
   };
 }
 
@@ -395,8 +401,8 @@ function verdictItem(v: Verdict, lane: number): Item {
       const [x] = api.coord([v.at, lane]);
       return tick(x, b, color);
     },
-    describe: () =>
-      `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${duration(v.at)}: ${escapeHtml(v.path)}<br>` +
+    describe: (when) =>
+      `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${when(v.at)}: ${escapeHtml(v.path)}<br>` +
       escapeHtml(`${v.query ? `${v.query} ` : ""}${v.check} ${JSON.stringify(v.expected)}`) +
       (v.passed ? "" : `<br>actual: ${escapeHtml(JSON.stringify(v.actual))}`),
   };
@@ -424,8 +430,8 @@ function eventItem(e: EventMark, lane: number): Item {
     start: e.at,
     end: e.at,
     draw: (b, api) => tick(api.coord([e.at, lane])[0], b, EVENT[e.type] ?? EVENT.Normal),
-    describe: () =>
+    describe: (when) =>
       `<b>${escapeHtml(e.type)} ${escapeHtml(e.reason)}</b> ${escapeHtml(e.object)}` +
-      `${e.count > 1 ? ` (×${e.count})` : ""}<br>${escapeHtml(e.message)}`,
+      `${e.count > 1 ? ` (×${e.count})` : ""}, last at ${when(e.at)}<br>${escapeHtml(e.message)}`,
   };
 }

@@ -789,6 +789,7 @@ def up(
         if joining:
             accept_in_background(kubeconfig, [f"cluster{i}" for i in range(1, ocm_members + 1)])
         typer.echo(f"fleetwarden hub serving on {hub.url}")
+        typer.echo(f"dashboard: {hub.client_url}/")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()
     finally:
