@@ -1,26 +1,29 @@
 """The hub's dashboard in a real browser, against a real `fleetwarden up`: a person signs in
 with a token, sees the fleet, watches a taint appear as `fleetwarden taint` adds it, is
 refused what their role forbids in the API's words, and taints and cordons through the
-page's confirmation when their role allows it."""
+page's confirmation when their role allows it; another signs in with a client certificate
+(which Playwright presents for the browser)."""
 
 from __future__ import annotations
 
 import re
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Playwright, expect
 from typer.testing import CliRunner
 from up.test_up import CLUSTER, Hub, eventually, kill_leftover_agents, ready
 from up.test_up_ocm import PLACEMENT_OBJECTS
 
+from fleetwarden.auth.pki import KeyPair, client_certificate
 from fleetwarden.cli import app
 from fleetwarden.client.client import Client
 
-from .conftest import Visit, keep_screenshot
+from .conftest import CHROMIUM, FLAGS, Visit, keep_screenshot
 
 SETTINGS = ["--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s"]
 TOKENS = 'operator-token,olivia,1001,"fleet-operators"\nviewer-token,victor,1002,"fleet-viewers"\n'
@@ -137,6 +140,8 @@ def test_the_page_lists_the_fleet_and_shows_a_taint_within_2s_of_fleetwarden_tai
     expect(web).to_contain_text("web")  # its policy
     placement = page.locator('tr[data-placement="Placement default/everywhere"]')
     expect(placement.locator("td").nth(1)).to_have_text("cluster1", timeout=30_000)
+    # Its scores, from the scheduler's ScoreUpdate Event.
+    expect(placement.locator("td").nth(3)).to_have_text(re.compile(r"^cluster1:\d+$"))
     kubeconfig = hub.data_dir / "kubeconfig"
     tainted = CliRunner().invoke(app, ["taint", "clusters", "member1", "dashboard-test=yes:NoSchedule",
                                        f"--kubeconfig={kubeconfig}"])  # fmt: skip
@@ -205,3 +210,30 @@ def test_a_permitted_taint_and_cordon_through_the_confirmation_land_on_the_clust
     expect(member2.locator(".cordon")).to_have_text("", timeout=2_000)
     assert taint_keys(hub, "member2") == []
     assert seen.problems == []
+
+
+def test_the_browsers_client_certificate_signs_in(
+    playwright: Playwright, hub: Hub, tmp_path: Path
+) -> None:
+    # A certificate from the hub's CA, as an administrator would issue a person one.
+    pki = hub.data_dir / "pki"
+    ca = KeyPair.read(pki / "ca.crt", pki / "ca.key")
+    client_certificate(ca, "carla", ["fleet-viewers"], datetime.now(UTC)).write(
+        tmp_path / "carla.crt", tmp_path / "carla.key"
+    )
+    address = dashboard_address(hub)
+    assert address is not None
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    try:
+        context = browser.new_context(
+            ignore_https_errors=True,
+            client_certificates=[{"origin": address.rstrip("/"), "certPath": tmp_path / "carla.crt",
+                                  "keyPath": tmp_path / "carla.key"}],
+        )  # fmt: skip
+        page = context.new_page()
+        page.goto(address)
+        page.get_by_role("button", name="Sign in with my client certificate").click()
+        expect(page.locator(".whoami")).to_contain_text("Signed in as carla", timeout=10_000)
+        page.wait_for_selector("tr[data-cluster=member1]", timeout=10_000)
+    finally:
+        browser.close()

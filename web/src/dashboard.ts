@@ -122,7 +122,7 @@ class Dashboard {
       "bindings",
     );
     const [placementTable, placementBody] = table(
-      ["Placement", "Decisions", "Selected", "Satisfied"],
+      ["Placement", "Decisions", "Selected", "Scores", "Satisfied"],
       "placements",
     );
     this.clusterBody = clusterBody;
@@ -243,7 +243,7 @@ class Dashboard {
     ];
     clusterRows(this.clusterBody, clusterKinds, leases, this.filter.value, act);
     bindingRows(this.bindingBody, this.bindings);
-    placementRows(this.placementBody, this.placements, this.decisions);
+    placementRows(this.placementBody, this.placements, this.decisions, this.events);
     this.regionBox.replaceChildren(regionsSummary(this.regions.objects.get(REGION_STATUS.join("/"))));
     this.refusals.replaceChildren(
       ...this.collections()

@@ -1,6 +1,6 @@
 // The workloads' tables: each resource template with its policy, its binding's clusters and
 // replicas, aggregated health and eviction tasks in progress; OCM's Placements with their
-// decisions.
+// decisions and scores.
 
 import type { K8sObject } from "./api";
 import type { Collection } from "./collection";
@@ -126,8 +126,29 @@ export function decided(decisions: Collection): Map<string, string[]> {
   return chosen;
 }
 
-export function placementRows(body: HTMLElement, placements: Collection, decisions: Collection): void {
+/** Each placement's last scores: OCM's scheduler tells them only in a ScoreUpdate Event on
+ * the Placement (`cluster1:100 cluster2:0 `). */
+function scores(events: Collection): Map<string, string> {
+  const latest = new Map<string, [string, string]>();
+  for (const e of events.objects.values()) {
+    const about = (e.involvedObject ?? {}) as { kind?: string; namespace?: string; name?: string };
+    if (about.kind !== "Placement" || e.reason !== "ScoreUpdate") continue;
+    const name = `Placement ${about.namespace}/${about.name}`;
+    const at = String(e.lastTimestamp ?? e.eventTime ?? e.metadata.creationTimestamp ?? "");
+    const seen = latest.get(name);
+    if (!seen || seen[0] <= at) latest.set(name, [at, String(e.message ?? "").trim()]);
+  }
+  return new Map([...latest].map(([name, [, text]]) => [name, text]));
+}
+
+export function placementRows(
+  body: HTMLElement,
+  placements: Collection,
+  decisions: Collection,
+  events: Collection,
+): void {
   const chosen = decided(decisions);
+  const scored = scores(events);
   body.replaceChildren(
     ...placements.sorted().map((p) => {
       const name = `Placement ${p.metadata.namespace}/${p.metadata.name}`;
@@ -139,6 +160,7 @@ export function placementRows(body: HTMLElement, placements: Collection, decisio
         name,
         (chosen.get(name) ?? []).join(", "),
         String(status?.numberOfSelectedClusters ?? 0),
+        scored.get(name) ?? "",
         satisfied ? `${satisfied.status} (${satisfied.reason ?? ""})` : "",
       );
       tr.dataset.placement = name;
