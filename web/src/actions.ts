@@ -29,10 +29,6 @@ export function matches(a: ClusterTaint, b: ClusterTaint): boolean {
   return a.key === b.key && a.effect === b.effect;
 }
 
-export function taintText(t: ClusterTaint): string {
-  return `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`;
-}
-
 /** One read-edit-write of a cluster's taints, again after a Conflict. `edit` returns the new
  * taints, or throws a Refusal (a taint already there, say). */
 export async function editTaints(

@@ -13,14 +13,13 @@ import {
   EFFECTS,
   Refusal,
   removeTaint,
-  taintText,
   UNSCHEDULABLE,
 } from "./actions";
 import { type Change, Collection, key } from "./collection";
 import { type Act, clusterRows, regionsSummary } from "./fleet";
 import { element, legend } from "./legend";
 import { LiveRecording, type ClusterTaint } from "./live";
-import { Timeline } from "./timeline";
+import { taintText, Timeline } from "./timeline";
 import { bindingClusters, bindingRows, bindingTasks, decided, placementRows, workloadName } from "./workloads";
 
 const root = document.getElementById("fleetwarden-dashboard")!;

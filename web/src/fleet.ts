@@ -3,10 +3,11 @@
 // regions' fleet-protection state where the hub keeps it, and a filter by label.
 
 import type { K8sObject } from "./api";
-import { matches, taintText, UNSCHEDULABLE } from "./actions";
+import { matches, UNSCHEDULABLE } from "./actions";
 import type { Collection } from "./collection";
 import { element } from "./legend";
-import { conditionOf, healthCondition, taintsOf, type ClusterTaint } from "./live";
+import { conditionOf, taintsOf, type ClusterTaint } from "./live";
+import { healthCondition, taintText } from "./timeline";
 
 export type Act = (action: "taint" | "untaint" | "cordon" | "uncordon", kind: string, name: string, taint?: ClusterTaint) => void;
 

@@ -8,6 +8,7 @@
 
 import type { K8sObject } from "./api";
 import type { ClusterLane, EventMark, Eviction, Recording, WorkloadLane } from "./recording";
+import { healthCondition } from "./timeline";
 
 export const WINDOW = 3600; // seconds: the last hour
 
@@ -43,10 +44,6 @@ function time(text: string | undefined, otherwise: number): number {
 export function conditionOf(object: K8sObject, type: string): Condition | undefined {
   const status = object.status as { conditions?: Condition[] } | undefined;
   return status?.conditions?.find((c) => c.type === type);
-}
-
-export function healthCondition(kind: string): string {
-  return kind === "ManagedCluster" ? "ManagedClusterConditionAvailable" : "Ready";
 }
 
 export function taintsOf(object: K8sObject): ClusterTaint[] {

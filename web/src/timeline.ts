@@ -267,11 +267,13 @@ function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
   return items;
 }
 
-function healthCondition(kind: string): string {
+/** The condition a cluster's health is: Karmada's Ready, OCM's Available. */
+export function healthCondition(kind: string): string {
   return kind === "ManagedCluster" ? "ManagedClusterConditionAvailable" : "Ready";
 }
 
-function taintText(t: Taint): string {
+/** `key=value:Effect`, as kubectl writes a taint. */
+export function taintText(t: Pick<Taint, "key" | "effect"> & { value?: string }): string {
   return `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`;
 }
 
