@@ -132,7 +132,7 @@ def test_the_page_lists_the_fleet_and_shows_a_taint_within_2s_of_fleetwarden_tai
     eventually(lambda: page.locator("tr[data-cluster=cluster1]").count() == 1, 30, "cluster1")
     assert page.locator("tbody tr[data-cluster]").evaluate_all(
         "rows => rows.map((r) => r.dataset.kind + '/' + r.dataset.cluster)"
-    ) == ["Cluster/member1", "Cluster/member2", "ManagedCluster/cluster1"]
+    ) == ["ManagedCluster/cluster1", "Cluster/member1", "Cluster/member2"]  # by region, then name
     expect(row(page, "member1").locator(".health")).to_contain_text("True")
     # The workloads: the Deployment's binding on both members, the Placement's decision.
     web = page.locator('tr[data-workload="Deployment default/web"]')

@@ -109,45 +109,48 @@ export function clusterRows(
   act: Act,
 ): void {
   const now = Date.now();
-  const rows: HTMLElement[] = [];
-  for (const [kind, collection] of collections) {
-    for (const object of collection.sorted()) {
-      if (!selects(filter, object.metadata.labels)) continue;
-      const name = object.metadata.name;
-      const row = element("tr");
-      row.dataset.cluster = name;
-      row.dataset.kind = kind;
-      cell(row, element("span", kind === "Cluster" ? "Karmada" : "OCM", "dialect"));
-      cell(row, name, "name");
-      const [region, zone] = where(kind, object);
-      cell(row, region);
-      cell(row, zone);
-      const condition = conditionOf(object, healthCondition(kind));
-      const status = condition?.status ?? "Unknown";
-      const health = cell(row, `${status} ${age(condition?.lastTransitionTime, now)}`, `health health-${status}`);
-      health.title = `${healthCondition(kind)}: ${condition?.reason ?? "no condition yet"}`;
-      const taints = taintsOf(object);
-      const chips = element("div", "", "taints");
-      for (const t of taints) chips.append(taintChip(kind, name, t, now, act));
-      cell(row, chips);
-      const cordoned = kind === "Cluster" && taints.some((t) => matches(t, UNSCHEDULABLE));
-      cell(row, kind === "Cluster" ? (cordoned ? "cordoned" : "") : "", "cordon");
-      cell(row, age(leases.renewed(kind, name), now));
-      cell(row, usage(kind, object));
-      const actions = element("div", "", "actions");
-      actions.append(button("Taint…", () => act("taint", kind, name)));
-      if (kind === "Cluster") {
-        actions.append(
-          cordoned
-            ? button("Uncordon", () => act("uncordon", kind, name))
-            : button("Cordon", () => act("cordon", kind, name)),
-        );
-      }
-      cell(row, actions);
-      rows.push(row);
-    }
+  // By region and zone, then by name: a region's clusters side by side.
+  const place = ([kind, o]: [string, K8sObject]) => [...where(kind, o), o.metadata.name].join("\u0000");
+  const clusters = collections
+    .flatMap(([kind, c]) => c.sorted().map((o): [string, K8sObject] => [kind, o]))
+    .filter(([, o]) => selects(filter, o.metadata.labels))
+    .sort((a, b) => place(a).localeCompare(place(b)));
+  body.replaceChildren(...clusters.map(([kind, object]) => clusterRow(kind, object, leases, now, act)));
+}
+
+function clusterRow(kind: string, object: K8sObject, leases: Leases, now: number, act: Act): HTMLElement {
+  const name = object.metadata.name;
+  const row = element("tr");
+  row.dataset.cluster = name;
+  row.dataset.kind = kind;
+  cell(row, element("span", kind === "Cluster" ? "Karmada" : "OCM", "dialect"));
+  cell(row, name, "name");
+  const [region, zone] = where(kind, object);
+  cell(row, region);
+  cell(row, zone);
+  const condition = conditionOf(object, healthCondition(kind));
+  const status = condition?.status ?? "Unknown";
+  const health = cell(row, `${status} ${age(condition?.lastTransitionTime, now)}`, `health health-${status}`);
+  health.title = `${healthCondition(kind)}: ${condition?.reason ?? "no condition yet"}`;
+  const taints = taintsOf(object);
+  const chips = element("div", "", "taints");
+  for (const t of taints) chips.append(taintChip(kind, name, t, now, act));
+  cell(row, chips);
+  const cordoned = kind === "Cluster" && taints.some((t) => matches(t, UNSCHEDULABLE));
+  cell(row, kind === "Cluster" ? (cordoned ? "cordoned" : "") : "", "cordon");
+  cell(row, age(leases.renewed(kind, name), now));
+  cell(row, usage(kind, object));
+  const actions = element("div", "", "actions");
+  actions.append(button("Taint…", () => act("taint", kind, name)));
+  if (kind === "Cluster") {
+    actions.append(
+      cordoned
+        ? button("Uncordon", () => act("uncordon", kind, name))
+        : button("Cordon", () => act("cordon", kind, name)),
+    );
   }
-  body.replaceChildren(...rows);
+  cell(row, actions);
+  return row;
 }
 
 interface RegionWire {
