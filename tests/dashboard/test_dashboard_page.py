@@ -24,8 +24,13 @@ from fleetwarden.cli import app
 from fleetwarden.client.client import Client
 
 from .conftest import CHROMIUM, FLAGS, Visit, keep_screenshot
+from .test_report_page import LANES_JS
 
-SETTINGS = ["--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s"]
+SETTINGS = [
+    "--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s",
+    # A NoExecute taint evicts: the live timeline shows the eviction and the reschedule.
+    "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true",
+]  # fmt: skip
 TOKENS = 'operator-token,olivia,1001,"fleet-operators"\nviewer-token,victor,1002,"fleet-viewers"\n'
 # What the page reads: both dialects' clusters, bindings, placements, events, leases and the
 # fleet-protection status.
@@ -237,3 +242,28 @@ def test_the_browsers_client_certificate_signs_in(
         page.wait_for_selector("tr[data-cluster=member1]", timeout=10_000)
     finally:
         browser.close()
+
+
+def test_an_eviction_appears_on_the_live_timeline(visit: Any, hub: Hub) -> None:
+    seen = signed_in(visit, hub, "operator-token")
+    page = seen.page
+    web = page.locator('tr[data-workload="Deployment default/web"]')
+    expect(web).to_contain_text("member1 ×2, member2 ×2", timeout=20_000)
+    member1 = row(page, "member1")
+    member1.get_by_role("button", name="Taint…").click()
+    dialog = page.locator("dialog[open]")
+    dialog.get_by_label("key").fill("evict")
+    dialog.get_by_label("effect").select_option("NoExecute")
+    dialog.get_by_role("button", name="Confirm").click()
+    # The Deployment leaves member1: its binding's clusters, and on the timeline its lane's
+    # eviction task (a purple mark).
+    expect(web.locator("td").nth(2)).to_have_text("member2 ×2", timeout=20_000)
+    eviction = "rgb(125, 60, 152)"  # the eviction task's colour (timeline.ts's EVICTION)
+    eventually(
+        lambda: any(lane["name"] == "Deployment default/web" and eviction in lane["fills"]
+                    for lane in page.evaluate(LANES_JS)),
+        10, "the eviction on the workload's lane",
+    )  # fmt: skip
+    assert seen.problems == []
+    admin(hub).patch(CLUSTER, "member1", "", {"spec": {"taints": [
+        t for t in admin(hub).get(CLUSTER, "member1")["spec"]["taints"] if t["key"] != "evict"]}})  # fmt: skip
