@@ -24,7 +24,7 @@ from fleetwarden.cli import app
 from fleetwarden.client.client import Client
 
 from .conftest import CHROMIUM, FLAGS, Visit, keep_screenshot
-from .test_report_page import LANES_JS
+from .test_report_page import HOSTILE, LANES_JS
 
 SETTINGS = [
     "--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s",
@@ -267,3 +267,43 @@ def test_an_eviction_appears_on_the_live_timeline(visit: Any, hub: Hub) -> None:
     assert seen.problems == []
     admin(hub).patch(CLUSTER, "member1", "", {"spec": {"taints": [
         t for t in admin(hub).get(CLUSTER, "member1")["spec"]["taints"] if t["key"] != "evict"]}})  # fmt: skip
+
+
+def test_the_label_filter_narrows_the_fleet(visit: Any, hub: Hub) -> None:
+    admin(hub).patch(CLUSTER, "member2", "", {"metadata": {"labels": {"env": "prod"}}})
+    page = signed_in(visit, hub, "operator-token").page
+    clusters = page.locator("tbody tr[data-cluster]")
+    filter = page.get_by_label("label selector")
+    for selector, shown in [("env=prod", ["member2"]), ("!env", ["cluster1", "member1"]),
+                            ("env!=prod", ["cluster1", "member1"]), ("", ["cluster1", "member1", "member2"])]:  # fmt: skip
+        filter.fill(selector)
+        expect(clusters).to_have_count(len(shown))
+        assert clusters.evaluate_all("rows => rows.map((r) => r.dataset.cluster)") == shown, (
+            selector
+        )
+
+
+def test_hostile_strings_in_an_event_stay_text(visit: Any, hub: Hub) -> None:
+    admin(hub).create({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "hostile", "namespace": "default"},
+        "involvedObject": {"kind": "Cluster", "name": "member1"},
+        "reason": "Hostile", "message": HOSTILE, "type": "Warning",
+        "lastTimestamp": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    })  # fmt: skip
+    seen = signed_in(visit, hub, "operator-token")
+    page = seen.page
+    warning = "rgb(214, 69, 65)"  # an Event of type Warning (timeline.ts's EVENT)
+    eventually(
+        lambda: any(lane["name"] == "events" and warning in lane["fills"]
+                    for lane in page.evaluate(LANES_JS)),
+        10, "the Warning on the events lane",
+    )  # fmt: skip
+    # Hovered, its tooltip shows the message as written.
+    page.locator('svg [fill="#d64541"]').last.hover()
+    tooltip = page.locator("div", has_text="Warning Hostile").last
+    tooltip.wait_for(timeout=5_000)
+    assert HOSTILE in (tooltip.text_content() or "")
+    assert page.evaluate("window.pwned") is None
+    assert page.locator("img").count() == 0
+    assert seen.problems == []

@@ -27,6 +27,8 @@ const root = document.getElementById("fleetwarden-dashboard")!;
 const REGION_STATUS = ["karmada-system", "cluster-region-status"];
 // How often ages and the timeline's window move on, and leases are listed again.
 const TICK = 5000;
+// How far the timeline's window moves on at least (a drawing closes its tooltip).
+const WINDOW_STEP = 30_000;
 
 function signInForm(problem = ""): void {
   const form = element("form", "", "signin") as HTMLFormElement;
@@ -109,6 +111,7 @@ class Dashboard {
   private readonly dialog = element("dialog") as HTMLDialogElement;
   private readonly chart = element("div", "", "timeline");
   private timeline: Timeline | null = null;
+  private drawn = { fingerprint: "", at: 0 };
   private pending = false;
 
   constructor(private readonly user: string) {
@@ -249,7 +252,17 @@ class Dashboard {
         .filter((c) => c.refusal)
         .map((c) => element("li", `${c.kind}s: ${(c.refusal as ApiError).message}`)),
     );
-    const recording = this.live.recording();
+    this.drawTimeline();
+  }
+
+  /** The timeline again when the recording changed, or its window has moved on a step: a
+   * drawing closes the tooltip a reader may be reading, so not on every status update. */
+  private drawTimeline(): void {
+    const fingerprint = this.live.fingerprint();
+    const now = Date.now();
+    if (fingerprint === this.drawn.fingerprint && now - this.drawn.at < WINDOW_STEP) return;
+    this.drawn = { fingerprint, at: now };
+    const recording = this.live.recording(now);
     if (this.timeline) this.timeline.draw(recording);
     else {
       this.timeline = new Timeline(this.chart, recording, () => {

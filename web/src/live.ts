@@ -133,6 +133,11 @@ export class LiveRecording {
     this.events.delete(key);
   }
 
+  /** What has been recorded, as text: the same as long as nothing changed. */
+  fingerprint(): string {
+    return JSON.stringify([[...this.clusters], [...this.workloads], [...this.events]]);
+  }
+
   /** The last hour, as a recording: times in seconds from its start, cut to the window. */
   recording(now = Date.now()): Recording {
     const start = now - WINDOW * 1000;

@@ -118,7 +118,11 @@ export class Timeline {
     // A live recording has the hub's Events where a simulation has its expectations.
     if (recording.events) {
       const at = lane("events");
-      items.push(...recording.events.map((e) => eventItem(e, at)));
+      // Warnings drawn last, over the Normal Events of the same moment.
+      const warningsLast = [...recording.events].sort(
+        (a, b) => Number(a.type === "Warning") - Number(b.type === "Warning"),
+      );
+      items.push(...warningsLast.map((e) => eventItem(e, at)));
     } else {
       const at = lane("expectations");
       items.push(...recording.expectations.map((v) => verdictItem(v, at)));
