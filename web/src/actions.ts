@@ -22,6 +22,8 @@ export const EFFECTS: Record<string, string[]> = {
 };
 const RETRIES = 5;
 
+export type Action = "taint" | "untaint" | "cordon" | "uncordon";
+
 export class Refusal extends Error {}
 
 /** Taint.MatchTaint: the same key and effect. */

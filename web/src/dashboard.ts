@@ -8,6 +8,7 @@ import "./report.css";
 import "./dashboard.css";
 import { type ApiError, type K8sObject, session, whoami } from "./api";
 import {
+  type Action,
   addTaint,
   editTaints,
   EFFECTS,
@@ -272,42 +273,20 @@ class Dashboard {
   }
 
   /** The confirmation of an action, and its outcome (the API's refusal, word for word). */
-  private confirm(action: "taint" | "untaint" | "cordon" | "uncordon", kind: string, name: string, taint?: ClusterTaint): void {
+  private confirm(action: Action, kind: string, name: string, taint?: ClusterTaint): void {
     const form = element("form") as HTMLFormElement;
     const problem = element("p", "", "error");
-    const fields = element("div", "", "fields");
-    let chosen = (): ClusterTaint => taint ?? UNSCHEDULABLE;
-    if (action === "taint") {
-      const input = (label: string) => {
-        const i = element("input") as HTMLInputElement;
-        Object.assign(i, { name: label, placeholder: label, required: label === "key" });
-        i.setAttribute("aria-label", label);
-        return i;
-      };
-      const k = input("key");
-      const v = input("value");
-      const effect = element("select") as HTMLSelectElement;
-      effect.name = "effect";
-      effect.setAttribute("aria-label", "effect");
-      for (const e of EFFECTS[kind]) effect.append(new Option(e, e));
-      fields.append(k, v, effect);
-      chosen = () => ({ key: k.value.trim(), ...(v.value.trim() ? { value: v.value.trim() } : {}), effect: effect.value });
-    }
-    const what =
-      action === "taint"
-        ? `Add a taint to ${kind} ${name}`
-        : action === "untaint"
-          ? `Remove the taint ${taintText(chosen())} from ${kind} ${name}`
-          : `${action === "cordon" ? "Cordon" : "Uncordon"} ${kind} ${name} (${taintText(UNSCHEDULABLE)})`;
+    const [fields, entered] = action === "taint" ? taintFields(kind) : [element("div"), null];
+    const chosen = (): ClusterTaint => entered?.() ?? taint ?? UNSCHEDULABLE;
     const ok = element("button", "Confirm") as HTMLButtonElement;
     ok.type = "submit";
-    ok.value = "confirm";
     const cancel = element("button", "Cancel") as HTMLButtonElement;
     cancel.type = "button";
     cancel.addEventListener("click", () => this.dialog.close());
     const buttons = element("div", "", "buttons");
     buttons.append(ok, cancel);
-    form.append(element("p", what), fields, element("p", `as ${this.user}, through the hub's admission`, "quiet"), problem, buttons);
+    const who = element("p", `as ${this.user}, through the hub's admission`, "quiet");
+    form.append(element("p", described(action, kind, name, taint)), fields, who, problem, buttons);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       ok.disabled = true;
@@ -322,6 +301,32 @@ class Dashboard {
     this.dialog.replaceChildren(form);
     this.dialog.showModal();
   }
+}
+
+function described(action: Action, kind: string, name: string, taint?: ClusterTaint): string {
+  if (action === "taint") return `Add a taint to ${kind} ${name}`;
+  if (action === "untaint") return `Remove the taint ${taintText(taint!)} from ${kind} ${name}`;
+  return `${action === "cordon" ? "Cordon" : "Uncordon"} ${kind} ${name} (${taintText(UNSCHEDULABLE)})`;
+}
+
+/** The key, value and effect of a new taint (the effects the cluster's dialect takes). */
+function taintFields(kind: string): [HTMLElement, () => ClusterTaint] {
+  const input = (label: string) => {
+    const i = element("input") as HTMLInputElement;
+    Object.assign(i, { name: label, placeholder: label, required: label === "key" });
+    i.setAttribute("aria-label", label);
+    return i;
+  };
+  const key = input("key");
+  const value = input("value");
+  const effect = element("select") as HTMLSelectElement;
+  effect.name = "effect";
+  effect.setAttribute("aria-label", "effect");
+  for (const e of EFFECTS[kind]) effect.append(new Option(e, e));
+  const fields = element("div", "", "fields");
+  fields.append(key, value, effect);
+  const v = () => value.value.trim();
+  return [fields, () => ({ key: key.value.trim(), ...(v() ? { value: v() } : {}), effect: effect.value })];
 }
 
 if (session.active()) void open();

@@ -3,13 +3,13 @@
 // regions' fleet-protection state where the hub keeps it, and a filter by label.
 
 import type { K8sObject } from "./api";
-import { matches, UNSCHEDULABLE } from "./actions";
+import { type Action, matches, UNSCHEDULABLE } from "./actions";
 import type { Collection } from "./collection";
 import { element } from "./legend";
 import { conditionOf, taintsOf, type ClusterTaint } from "./live";
 import { healthCondition, taintText } from "./timeline";
 
-export type Act = (action: "taint" | "untaint" | "cordon" | "uncordon", kind: string, name: string, taint?: ClusterTaint) => void;
+export type Act = (action: Action, kind: string, name: string, taint?: ClusterTaint) => void;
 
 /** `2m5s ago` style ages, at the page's clock. */
 export function age(since: string | undefined, now: number): string {
