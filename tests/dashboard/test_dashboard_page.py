@@ -307,3 +307,16 @@ def test_hostile_strings_in_an_event_stay_text(visit: Any, hub: Hub) -> None:
     assert page.evaluate("window.pwned") is None
     assert page.locator("img").count() == 0
     assert seen.problems == []
+
+
+def test_a_second_tab_waits_for_the_first_and_says_why(visit: Any, hub: Hub) -> None:
+    first = signed_in(visit, hub, "operator-token")
+    second: Visit = visit(dashboard_address(hub))
+    second.page.get_by_label("bearer token").fill("operator-token")
+    second.page.get_by_role("button", name="Sign in with the token").click()
+    expect(second.page.locator(".waiting")).to_contain_text(
+        "The dashboard is open in another tab of this browser"
+    )
+    first.page.close()
+    second.page.wait_for_selector("tr[data-cluster=member2]", timeout=10_000)
+    assert second.problems == []

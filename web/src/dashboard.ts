@@ -26,6 +26,8 @@ import { bindingClusters, bindingRows, bindingTasks, decided, placementRows, wor
 const root = document.getElementById("fleetwarden-dashboard")!;
 // The fleet-protection status the region-disruption controller keeps.
 const REGION_STATUS = ["karmada-system", "cluster-region-status"];
+// The Web Lock a tab holds while its dashboard watches the hub.
+const TAB_LOCK = "fleetwarden-dashboard";
 // How often ages and the timeline's window move on, and leases are listed again.
 const TICK = 5000;
 // How far the timeline's window moves on at least (a drawing closes its tooltip).
@@ -63,7 +65,33 @@ async function open(): Promise<void> {
     signInForm(`Sign-in refused: ${(error as Error).message}`);
     return;
   }
-  new Dashboard(user).start();
+  await oneTabAtATime(user, () => new Dashboard(user).start());
+}
+
+/** Runs `start` while this tab holds the browser's lock on the dashboard. A browser keeps
+ * six HTTP/1.1 connections to a host, and a tab's watches hold five: a second tab would
+ * wait for a connection with nothing said. It says why it waits, and takes over when the
+ * other tab closes. */
+async function oneTabAtATime(user: string, start: () => void): Promise<void> {
+  const holding = () => {
+    start();
+    return new Promise<never>(() => {}); // held as long as the tab is open
+  };
+  const got = await navigator.locks.request(TAB_LOCK, { ifAvailable: true }, (lock) =>
+    lock ? holding() : null,
+  );
+  if (got !== null) return;
+  root.replaceChildren(
+    element("h1", "fleetwarden"),
+    element(
+      "p",
+      `Signed in as ${user}. The dashboard is open in another tab of this browser: it ` +
+        "starts here when that tab closes (a browser keeps six connections to the hub, and " +
+        "a dashboard's watches hold five).",
+      "summary waiting",
+    ),
+  );
+  await navigator.locks.request(TAB_LOCK, holding);
 }
 
 function section(title: string, ...content: Node[]): HTMLElement {
