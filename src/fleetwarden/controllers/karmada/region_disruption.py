@@ -144,9 +144,14 @@ class RegionStatus:
     def of(cls, obj: Resource | None) -> RegionStatus:
         """The status a ConfigMap holds; empty (every region Normal) without one, or when
         it does not parse (the controller writes it anew)."""
-        if obj is None:
+        return cls.from_data(obj.to_dict().get("data") if obj is not None else None)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, str] | None) -> RegionStatus:
+        """The status from a ConfigMap's data (as `of`)."""
+        text = (data or {}).get(STATUS_KEY)
+        if text is None:
             return cls()
-        text = (obj.to_dict().get("data") or {}).get(STATUS_KEY, "")
         try:
             wire = json.loads(text)
             hub = wire["hubDisruption"]
@@ -157,7 +162,9 @@ class RegionStatus:
                 parse_time(since) if since else None,
             )
         except (ValueError, KeyError, TypeError, AttributeError):
-            logger.warning("%s/%s does not parse; taken as empty", obj.namespace, obj.name)
+            logger.warning(
+                "%s/%s does not parse; taken as empty", NAMESPACE_KARMADA_SYSTEM, STATUS_NAME
+            )
             return cls()
 
 
