@@ -321,6 +321,19 @@ def test_a_small_region_partly_down_waits_for_its_state_to_change(fleet: Fleet) 
     assert fleet.on("b1") == ["us-1"]
 
 
+def test_a_ready_clusters_own_taint_is_not_held_by_its_region() -> None:
+    hub = Fleet()
+    hub.clusters("eu", "eu-1", "eu-2", "eu-3", "eu-4", "eu-5")
+    with hub.driver:
+        hub.binding("b1", ["eu-1"])
+        hub.ready("Unknown", "eu-1", "eu-2", "eu-3", "eu-4")
+        hub.run(60)
+        assert hub.on("b1") == ["eu-1"]
+        hub.ready("True", "eu-1", taint=False)  # back, its NoExecute taint kept
+        assert hub.status().regions["eu"].pace == Pace.STOPPED  # three of five still down
+        assert hub.on("b1") == []
+
+
 def test_after_every_region_was_down_tolerations_count_from_the_resumption(fleet: Fleet) -> None:
     fleet.binding("tolerant", ["eu-1", "us-2"], toleration(UNREACHABLE, 60))
     fleet.binding("intolerant", ["eu-2", "us-2"])

@@ -162,8 +162,11 @@ class EvictionPacer:
             self.reserved.pop(key, None)
 
 
-# A cluster's NoExecute taints as the taint manager compares them.
-_TaintSet = tuple[tuple[str, str, datetime | None], ...]
+# A cluster's NoExecute taints as the taint manager compares them, and whether it is Ready
+# (fleet protection paces evictions from a cluster not Ready by its region).
+_TaintSet = tuple[tuple[tuple[str, str, datetime | None], ...], bool]
+# What of the region status decides evictions: each region's pace, and when they resumed.
+_Paces = tuple[tuple[tuple[str, Pace], ...], datetime | None]
 
 
 def _no_execute(taints: Iterable[Taint] | None) -> list[Taint]:
@@ -182,6 +185,8 @@ class TaintManager:
     region_pacers: dict[tuple[str, str], EvictionPacer] = field(default_factory=dict)
     # The NoExecute taints of each cluster last seen, to enqueue its bindings on a change.
     _seen: dict[str, _TaintSet] = field(default_factory=dict)
+    # The paces last seen in the region status, likewise.
+    _paces: _Paces = ((), None)
     # The manager's cache, learnt from the first reconcile (see _on_cluster).
     _cache: Cache | None = None
     # The region status last read, and the resourceVersion it was read at.
@@ -201,7 +206,8 @@ class TaintManager:
         )
 
     def _on_cluster(self, obj: Resource) -> list[str]:
-        """The bindings on a cluster whose NoExecute taints changed (timeAdded included).
+        """The bindings on a cluster whose NoExecute taints (timeAdded included) or, with
+        some, Ready changed.
 
         They are looked up in the manager's cache, known from the first reconcile: until
         then every binding is queued anyway (each is announced as added when listed).
@@ -209,18 +215,26 @@ class TaintManager:
         if not isinstance(obj, Cluster):
             return []
         name = obj.metadata.name
-        taints = tuple((t.key, t.value or "", t.time_added) for t in _no_execute(obj.spec.taints))
-        if self._seen.get(name) == taints:
+        no_execute = _no_execute(obj.spec.taints)
+        taints = tuple((t.key, t.value or "", t.time_added) for t in no_execute)
+        seen = (taints, bool(taints) and is_cluster_ready(obj))
+        if self._seen.get(name) == seen:
             return []
-        self._seen[name] = taints
+        self._seen[name] = seen
         return self._bindings_on([name])
 
     def _on_region_status(self, obj: Resource) -> list[str]:
         """The bindings on every cluster with NoExecute taints, when the pace of evictions
-        from a region (or the instant evictions resumed) may have changed."""
+        from a region or the instant evictions resumed changed (not on every count)."""
         if obj.namespace != NAMESPACE_KARMADA_SYSTEM or obj.name != STATUS_NAME:
             return []
-        return self._bindings_on([name for name, taints in self._seen.items() if taints])
+        status = RegionStatus.of(obj)
+        paces = (tuple((r, region.pace) for r, region in sorted(status.regions.items())),
+                 status.resumed_at)  # fmt: skip
+        if paces == self._paces:
+            return []
+        self._paces = paces
+        return self._bindings_on([name for name, (taints, _) in self._seen.items() if taints])
 
     def _bindings_on(self, clusters: Iterable[str]) -> list[str]:
         cache = self._cache
