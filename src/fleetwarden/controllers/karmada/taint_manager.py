@@ -36,6 +36,14 @@ queue is busy reserves the next free slot and is requeued for that instant. Upst
 runs three workers per queue, each sleeping 1/rate after every item, which lets up to
 three evictions through per interval; here the rate is the flag's documented one:
 evictions per second.
+
+Fleet protection (not upstream; region_disruption.py): an eviction from a cluster that is
+not Ready goes at its region's pace as karmada-system/cluster-region-status has it: in the
+kind's queue as above (a region Normal or fully down, and always without that status),
+in a queue of the region's own at secondary-resource-eviction-rate (a large region partly
+down), or not until the pace changes (a small one partly down, or every region fully
+down). After every region was down, the tolerationSeconds of a not-Ready cluster's taints
+count from the instant evictions resumed at the earliest.
 """
 
 from __future__ import annotations
@@ -291,8 +299,10 @@ class TaintManager:
                 due.append(cluster)
             elif verdict.evict_after is not None:
                 later.append(verdict.evict_after)
-        waiting = self._evict_paced(key, binding, scope, due, regions, later, ctx) if due else []
-        if not due:
+        waiting: list[str] = []
+        if due:
+            waiting = self._evict_paced(key, binding, scope, due, regions, later, ctx)
+        else:
             self._release(key, kind)
         return (requeue_after(min(later)) if later else DONE), waiting
 
