@@ -3,8 +3,13 @@ controller's rules for zones (ComputeZoneState, setLimiterInZone, ReducedQPSFunc
 HealthyQPSFunc, handleDisruption), applied to the clusters of a region.
 
 A cluster is in the region its `spec.region` names; clusters without one form one region
-(named ""). A cluster is healthy when its Ready condition is True; False, Unknown or none
-at all count as not Ready, as a node's do.
+(named ""). A cluster is healthy when its Ready condition is True, not Ready when it is
+False or Unknown. One with no Ready condition yet is joining and not counted: a kubelet
+registers its Node with a Ready condition, whereas karmada-agent creates its Cluster first
+and reports its status after, and a first cluster joining would otherwise put the hub in
+its all-regions-down mode for a moment (a Pull cluster that never reports gets
+Ready=Unknown from the cluster controller after cluster-startup-grace-period, and counts
+from then).
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 from fleetwarden.api.karmada.cluster import Cluster
-from fleetwarden.semantics.cluster_health import is_cluster_ready
+from fleetwarden.api.meta import find_condition
+from fleetwarden.semantics.cluster_health import READY
 
 # The region of the clusters that name none (nodetopology.GetZoneKey's "" for a node
 # without zone labels).
@@ -69,11 +75,14 @@ def hub_disrupted(states: Iterable[RegionState]) -> bool:
 
 
 def count_by_region(clusters: Iterable[Cluster]) -> dict[str, tuple[int, int]]:
-    """Each region's (Ready, not Ready) clusters."""
+    """Each region's (Ready, not Ready) clusters, those that reported a Ready condition."""
     counts: dict[str, tuple[int, int]] = {}
     for cluster in clusters:
+        condition = find_condition(cluster.status.conditions, READY)
+        if condition is None:
+            continue
         ready, not_ready = counts.get(region_of(cluster), (0, 0))
-        if is_cluster_ready(cluster):
+        if condition.status == "True":
             ready += 1
         else:
             not_ready += 1

@@ -122,7 +122,7 @@ class Fleet:
         now = self.clock.now()
         for name in names:
             cluster = self.store.get(CLUSTER, name)
-            cluster["status"]["conditions"] = [_ready(status, now)]
+            cluster.setdefault("status", {})["conditions"] = [_ready(status, now)]
             cluster = self.store.update(cluster, subresource="status")
             if taint:
                 down = status != "True"
@@ -263,6 +263,22 @@ def test_a_region_gone_reads_as_kube_reads_a_zone_gone(fleet: Fleet) -> None:
     fleet.driver.settle()
     assert (fleet.gauge("region_size", "us"), fleet.gauge("region_health", "us"),
             fleet.gauge("unhealthy_clusters_in_region", "us")) == (0, 100, 0)  # fmt: skip
+
+
+def test_a_cluster_that_has_not_reported_yet_is_not_counted() -> None:
+    hub = Fleet()
+    with hub.driver:
+        hub.store.create(
+            {"apiVersion": CLUSTER.api_version, "kind": "Cluster",
+             "metadata": {"name": "joining"}, "spec": {"syncMode": "Pull", "region": "eu"}}
+        )  # fmt: skip
+        hub.driver.settle()
+        # The only cluster, and not Ready: counted, it would make every region down.
+        assert hub.status() == RegionStatus()
+        assert hub.events("HubDisruption") == []
+        assert hub.gauge("region_size", "eu") is None
+        hub.ready("Unknown", "joining", taint=False)
+        assert hub.status().hub_disrupted
 
 
 def test_clusters_without_a_region_form_one() -> None:
