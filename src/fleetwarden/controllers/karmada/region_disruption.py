@@ -223,80 +223,75 @@ def describe_region(name: str, status: RegionStatus) -> str:
     return f"{region_name(name)}: {region.state} since {since}: {region.summary()}"
 
 
-@dataclass
-class RegionDisruptionController:
-    def controller(self) -> Controller:
-        return Controller(
-            name=REGION_DISRUPTION,
-            watches=[
-                Watches(CLUSTER, lambda _: [_KEY]),
-                Watches(CONFIG_MAP, _status_keys),  # put back if someone edits it
-            ],
-            reconcile=self.reconcile,
-        )
-
-    def reconcile(self, key: str, ctx: Context) -> Result:
-        clusters = [c for c in ctx.cache.informer(CLUSTER).list() if isinstance(c, Cluster)]
-        counts = count_by_region(clusters)
-        ctx.metrics.observe_regions(counts)
-        stored = stored_status(ctx)
-        previous = RegionStatus.of(stored)
-        status = observe(previous, counts, ctx.settings, ctx.clock.now())
-        if stored is None and status.quiet:
-            return DONE  # never disrupted: nothing to write, as upstream
-        data = status.to_data()
-        if stored is None:
-            written = self._create(data, ctx)
-        elif (stored.to_dict().get("data") or {}) != data:
-            written = self._update(stored, data, ctx)
-        else:
-            return DONE
-        self._record(written, previous, status, ctx)
-        return DONE
-
-    @staticmethod
-    def _create(data: dict[str, str], ctx: Context) -> Resource:
-        wire = {
-            "apiVersion": CONFIG_MAP.api_version, "kind": CONFIG_MAP.kind,
-            "metadata": {"name": STATUS_NAME, "namespace": NAMESPACE_KARMADA_SYSTEM},
-            "data": data,
-        }  # fmt: skip
-        # AlreadyExists when the cache had not seen it yet: the retry reads it.
-        return REGISTRY.decode(ctx.store.create(wire))
-
-    @staticmethod
-    def _update(stored: Resource, data: dict[str, str], ctx: Context) -> Resource:
-        wire = stored.to_dict()
-        wire["data"] = data
-        return REGISTRY.decode(ctx.store.update(wire))
-
-    @staticmethod
-    def _record(obj: Resource, previous: RegionStatus, status: RegionStatus, ctx: Context) -> None:
-        """An Event for each region whose state changed (a new one was Normal), then for
-        the hub entering or leaving its disruption mode."""
-        for name, region in sorted(status.regions.items()):
-            before = previous.regions.get(name)
-            was = before.state if before is not None else RegionState.NORMAL
-            if region.state == was:
-                continue
-            type_ = NORMAL if region.state == RegionState.NORMAL else WARNING
-            message = (
-                f"Region {region_name(name)} is now {region.state} (was {was}): {region.summary()}."
-            )
-            ctx.recorder.event(obj, type_, REGION_STATE_CHANGED, message)
-        if status.hub_disrupted and not previous.hub_disrupted:
-            ctx.recorder.event(
-                obj, WARNING, HUB_DISRUPTION,
-                "Every region is fully disrupted: the hub takes its own connectivity to have "
-                "failed and evicts nothing until a region has a Ready cluster again.",
-            )  # fmt: skip
-        elif previous.hub_disrupted and not status.hub_disrupted:
-            ctx.recorder.event(
-                obj, NORMAL, HUB_DISRUPTION_ENDED,
-                "A region has Ready clusters again: evictions resume, and tolerationSeconds "
-                "count from now.",
-            )  # fmt: skip
-
-
 def region_disruption_controller() -> Controller:
-    return RegionDisruptionController().controller()
+    return Controller(
+        name=REGION_DISRUPTION,
+        watches=[
+            Watches(CLUSTER, lambda _: [_KEY]),
+            Watches(CONFIG_MAP, _status_keys),  # put back if someone edits it
+        ],
+        reconcile=_reconcile,
+    )
+
+
+def _reconcile(key: str, ctx: Context) -> Result:
+    clusters = [c for c in ctx.cache.informer(CLUSTER).list() if isinstance(c, Cluster)]
+    counts = count_by_region(clusters)
+    ctx.metrics.observe_regions(counts)
+    stored = stored_status(ctx)
+    previous = RegionStatus.of(stored)
+    status = observe(previous, counts, ctx.settings, ctx.clock.now())
+    if stored is None and status.quiet:
+        return DONE  # never disrupted: nothing to write, as upstream
+    data = status.to_data()
+    if stored is None:
+        written = _create(data, ctx)
+    elif (stored.to_dict().get("data") or {}) != data:
+        written = _update(stored, data, ctx)
+    else:
+        return DONE
+    _record(written, previous, status, ctx)
+    return DONE
+
+
+def _create(data: dict[str, str], ctx: Context) -> Resource:
+    wire = {
+        "apiVersion": CONFIG_MAP.api_version, "kind": CONFIG_MAP.kind,
+        "metadata": {"name": STATUS_NAME, "namespace": NAMESPACE_KARMADA_SYSTEM},
+        "data": data,
+    }  # fmt: skip
+    # AlreadyExists when the cache had not seen it yet: the retry reads it.
+    return REGISTRY.decode(ctx.store.create(wire))
+
+
+def _update(stored: Resource, data: dict[str, str], ctx: Context) -> Resource:
+    wire = stored.to_dict()
+    wire["data"] = data
+    return REGISTRY.decode(ctx.store.update(wire))
+
+
+def _record(obj: Resource, previous: RegionStatus, status: RegionStatus, ctx: Context) -> None:
+    """An Event for each region whose state changed (a new one was Normal), then for the
+    hub entering or leaving its disruption mode."""
+    for name, region in sorted(status.regions.items()):
+        before = previous.regions.get(name)
+        was = before.state if before is not None else RegionState.NORMAL
+        if region.state == was:
+            continue
+        type_ = NORMAL if region.state == RegionState.NORMAL else WARNING
+        message = (
+            f"Region {region_name(name)} is now {region.state} (was {was}): {region.summary()}."
+        )
+        ctx.recorder.event(obj, type_, REGION_STATE_CHANGED, message)
+    if status.hub_disrupted and not previous.hub_disrupted:
+        ctx.recorder.event(
+            obj, WARNING, HUB_DISRUPTION,
+            "Every region is fully disrupted: the hub takes its own connectivity to have "
+            "failed and evicts nothing until a region has a Ready cluster again.",
+        )  # fmt: skip
+    elif previous.hub_disrupted and not status.hub_disrupted:
+        ctx.recorder.event(
+            obj, NORMAL, HUB_DISRUPTION_ENDED,
+            "A region has Ready clusters again: evictions resume, and tolerationSeconds "
+            "count from now.",
+        )  # fmt: skip
