@@ -9,31 +9,22 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from .test_up import Hub, eventually, kill_leftover_agents, ready
+from . import test_up_crd
+from .test_up import Hub, eventually, ready
 
-MEMBERS = ("member1", "member2")
-SETTINGS = ["--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s"]
+MEMBERS = test_up_crd.MEMBERS
+hub = test_up_crd.hub  # the fixture: `up --members 2` with short leases
+
 SAMPLES = Path(__file__).parents[1] / "data" / "karmada"
 DEBIAN_KUBECTL = Path(__file__).parents[2] / ".ci" / "kubectl" / "usr" / "bin" / "kubectl"
 
 Obj = dict[str, Any]
-
-
-@pytest.fixture
-def hub(tmp_path: Path) -> Iterator[Hub]:
-    hub = Hub(tmp_path, [f"--members={len(MEMBERS)}", *SETTINGS])
-    try:
-        yield hub
-    finally:
-        hub.stop()
-        kill_leftover_agents(tmp_path / "members")
 
 
 def kubectl_path() -> str:

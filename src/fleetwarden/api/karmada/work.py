@@ -285,25 +285,32 @@ def _converted(obj: Mapping[str, Any], api_version: str, spec: dict[str, Any]) -
     return {**converted, "status": converted_status} if converted_status else converted
 
 
+def _reference(resource: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields both versions' resource references share."""
+    return {
+        "apiVersion": resource.get("apiVersion", ""),
+        "kind": resource.get("kind", ""),
+        "name": resource.get("name", ""),
+        **_given(resource, ("namespace", "resourceVersion")),
+    }
+
+
+def _with_clusters(spec: dict[str, Any], clusters: list[Any]) -> dict[str, Any]:
+    """The spec with the target clusters' names and replicas, if it has any."""
+    targets = [_given(c, ("name", "replicas")) for c in clusters]
+    return {**spec, "clusters": targets} if targets else spec
+
+
 def binding_to_hub(obj: Mapping[str, Any]) -> dict[str, Any]:
     """ConvertBindingSpecToHub: v1alpha1 to v1alpha2; replicas and their requests move from
     the resource reference to the spec."""
     spec = obj.get("spec") or {}
     resource = spec.get("resource") or {}
-    hub: dict[str, Any] = {
-        "resource": {
-            "apiVersion": resource.get("apiVersion", ""),
-            "kind": resource.get("kind", ""),
-            "name": resource.get("name", ""),
-            **_given(resource, ("namespace", "resourceVersion")),
-        }
-    }
+    hub: dict[str, Any] = {"resource": _reference(resource)}
     if resource.get("resourcePerReplicas"):
         hub["replicaRequirements"] = {"resourceRequest": resource["resourcePerReplicas"]}
     hub.update(_given(resource, ("replicas",)))
-    clusters = [_given(c, ("name", "replicas")) for c in spec.get("clusters") or []]
-    if clusters:
-        hub["clusters"] = clusters
+    hub = _with_clusters(hub, spec.get("clusters") or [])
     return _converted(obj, f"{GROUP}/{BINDING_VERSION}", hub)
 
 
@@ -311,19 +318,10 @@ def binding_from_hub(obj: Mapping[str, Any]) -> dict[str, Any]:
     """ConvertBindingSpecFromHub: v1alpha2 to v1alpha1; what v1alpha1 has no field for
     (placement, components, eviction tasks...) is left out."""
     spec = obj.get("spec") or {}
-    hub_resource = spec.get("resource") or {}
-    resource = {
-        "apiVersion": hub_resource.get("apiVersion", ""),
-        "kind": hub_resource.get("kind", ""),
-        "name": hub_resource.get("name", ""),
-        **_given(hub_resource, ("namespace", "resourceVersion")),
-    }
+    resource = _reference(spec.get("resource") or {})
     requests = (spec.get("replicaRequirements") or {}).get("resourceRequest")
     if requests:
         resource["resourcePerReplicas"] = requests
     resource.update(_given(spec, ("replicas",)))
-    old: dict[str, Any] = {"resource": resource}
-    clusters = [_given(c, ("name", "replicas")) for c in spec.get("clusters") or []]
-    if clusters:
-        old["clusters"] = clusters
+    old = _with_clusters({"resource": resource}, spec.get("clusters") or [])
     return _converted(obj, f"{GROUP}/{OLD_BINDING_VERSION}", old)
