@@ -17,7 +17,8 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.karmada.overridemanager import (
     OverrideError,
     PolicyOverriders,
-    _matching,
+    TemplatePolicies,
+    _ranked,
     applied_overrides_json,
     apply_overriders,
 )
@@ -362,7 +363,8 @@ def test_matching_override_policies(
         }
     )
     target = Cluster.model_validate({"metadata": {"name": cluster}})
-    got = _matching(policies, template, target)
+    ranked = _ranked(policies, template)
+    got = TemplatePolicies(namespaced=ranked).for_cluster(target).namespaced
     assert [(p.name, p.overriders.to_dict()) for p in got] == expected
 
 

@@ -31,13 +31,15 @@ from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.karmada.work import TargetCluster, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
+from fleetwarden.controllers.karmada.application_failover import preserved_labels
 from fleetwarden.controllers.karmada.overridemanager import (
     CLUSTER_OVERRIDE_POLICY,
     OVERRIDE_MANAGER,
     OVERRIDE_POLICY,
+    TemplatePolicies,
     apply_overrides,
-    matching_overrides,
     selects,
+    template_policies,
 )
 from fleetwarden.controllers.karmada.work import (
     CLUSTER,
@@ -186,27 +188,40 @@ class BindingController:
     def _ensure_works(self, binding: Binding, template: Resource, ctx: Context) -> list[str]:
         """ensureWork: every target cluster's Work; the errors of those that failed."""
         base = WorkTemplate.of(self.scope, binding, template)
+        policies = template_policies(ctx.cache, template)
         errors: list[str] = []
         for target in target_clusters(binding.spec):
             try:
-                self._ensure_work(base, target, ctx)
+                self._ensure_work(base, policies, target, ctx)
             except (_WorkError, ValueError) as exc:
                 errors.append(str(exc))
         return errors
 
-    def _ensure_work(self, base: WorkTemplate, target: TargetCluster, ctx: Context) -> None:
+    def _ensure_work(
+        self, base: WorkTemplate, policies: TemplatePolicies, target: TargetCluster, ctx: Context
+    ) -> None:
         """The override step (it reads the Cluster first), then CreateOrUpdateWork."""
         cluster = ctx.cache.informer(CLUSTER).get(target.name)
         if not isinstance(cluster, Cluster):
             raise _WorkError(str(NotFound(CLUSTER.plural, CLUSTER.group, target.name)))
-        overrides = matching_overrides(ctx.cache, base.template, cluster)
-        if not overrides:
+        overrides = policies.for_cluster(cluster)
+        injected = (
+            preserved_labels(base.binding.spec, target)
+            if ctx.settings.gate("StatefulFailoverInjection")
+            else {}
+        )
+        if not overrides and not injected:
             _write_work(base, base.for_cluster(target), ctx)
             return
         recorder = self._recorder(ctx)
 
         def override(manifest: dict[str, Any]) -> dict[str, str]:
-            return apply_overrides(manifest, overrides, target.name, base.template, recorder)
+            """The overrides, then the state a failover preserved (injectReservedLabelState)."""
+            applied = apply_overrides(manifest, overrides, target.name, base.template, recorder)
+            if injected:
+                metadata = manifest.setdefault("metadata", {})
+                metadata["labels"] = {**(metadata.get("labels") or {}), **injected}
+            return applied
 
         _write_work(base, base.for_cluster(target, override), ctx)
 

@@ -78,21 +78,33 @@ class Overrides:
         return bool(self.cluster or self.namespaced)
 
 
-def matching_overrides(cache: Cache, template: Resource, cluster: Cluster) -> Overrides:
+@dataclass(frozen=True)
+class TemplatePolicies:
+    """The policies selecting one template, ranked (each kind apart): what is the same for
+    every cluster the template goes to."""
+
+    cluster: Sequence[OverridePolicies] = ()
+    namespaced: Sequence[OverridePolicies] = ()
+
+    def for_cluster(self, cluster: Cluster) -> Overrides:
+        """The rules that apply in this cluster, in the order they are applied."""
+        return Overrides(_rules_for(self.cluster, cluster), _rules_for(self.namespaced, cluster))
+
+
+def template_policies(cache: Cache, template: Resource) -> TemplatePolicies:
     """The ClusterOverridePolicies, and for a namespaced template the OverridePolicies of its
-    namespace, whose rules apply to it in this cluster."""
-    cluster_policies = cache.informer(CLUSTER_OVERRIDE_POLICY).list()
+    namespace, that select the template."""
     namespace = template.metadata.namespace
     policies = cache.informer(OVERRIDE_POLICY).list(namespace) if namespace else []
-    return Overrides(
-        _matching(cluster_policies, template, cluster), _matching(policies, template, cluster)
+    return TemplatePolicies(
+        _ranked(cache.informer(CLUSTER_OVERRIDE_POLICY).list(), template),
+        _ranked(policies, template),
     )
 
 
-def _matching(
-    policies: Iterable[Resource], template: Resource, cluster: Cluster
-) -> list[PolicyOverriders]:
-    """getOverridersFromOverridePolicies."""
+def _ranked(policies: Iterable[Resource], template: Resource) -> list[OverridePolicies]:
+    """The policies selecting the template, by implicit priority, then name (the first
+    half of getOverridersFromOverridePolicies)."""
     ranked: list[tuple[ImplicitPriority, str, OverridePolicies]] = []
     for policy in policies:
         assert isinstance(policy, OverridePolicies)
@@ -100,9 +112,15 @@ def _matching(
         if priority != ImplicitPriority.MISMATCH:
             ranked.append((priority, policy.name, policy))
     ranked.sort(key=lambda entry: entry[:2])
+    return [policy for _, _, policy in ranked]
+
+
+def _rules_for(policies: Sequence[OverridePolicies], cluster: Cluster) -> list[PolicyOverriders]:
+    """Each rule of the ranked policies whose targetCluster matches the cluster (or that
+    has none)."""
     return [
         PolicyOverriders(policy.name, policy.namespace, rule.overriders)
-        for _, _, policy in ranked
+        for policy in policies
         for rule in policy.spec.rules()
         if rule.target_cluster is None or cluster_matches(cluster, rule.target_cluster)
     ]
