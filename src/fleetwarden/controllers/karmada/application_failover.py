@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from fleetwarden.api.errors import StatusError
 from fleetwarden.api.karmada import policy
 from fleetwarden.api.karmada.work import (
     EVICTION_REASON_APPLICATION_FAILURE,
@@ -39,8 +38,8 @@ from fleetwarden.api.karmada.work import (
 )
 from fleetwarden.controllers.karmada.eviction import (
     TaskOptions,
-    emit_cluster_eviction_event,
     graceful_evict_cluster,
+    write_evicted,
 )
 from fleetwarden.controllers.karmada.work import (
     CLUSTER_RESOURCE_BINDING,
@@ -122,15 +121,7 @@ class ApplicationFailoverController:
         for cluster in clusters:
             options = self._task_options(application, binding, cluster, before, ctx)
             graceful_evict_cluster(evicted.spec, cluster, options)
-        wire = evicted.to_dict()
-        if not wire["spec"].get("clusters"):
-            wire["spec"].pop("clusters", None)  # an empty slice, omitted as Go omits it
-        try:
-            ctx.store.update(wire)
-        except StatusError:
-            for cluster in clusters:
-                emit_cluster_eviction_event(ctx.recorder, binding, cluster, failed=True)
-            raise
+        write_evicted(ctx, binding, evicted, clusters)
 
     def _task_options(
         self,
