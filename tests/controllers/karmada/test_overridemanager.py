@@ -240,6 +240,23 @@ def test_field_overrider_yaml() -> None:
     assert got["data"] == {"test.yaml": "key:\n  key1: updated_value\n"}
 
 
+def test_field_overrider_yaml_of_the_structured_configuration_proposal() -> None:
+    """docs/proposals/structured-configuration: the string "3307" written as go-yaml v2
+    writes a string that would read as a number, double-quoted."""
+    manifest = config_map({"db-config.yaml": "database:\n  host: localhost\n  port: 3306\n"})
+    field = {
+        "fieldPath": "/data/db-config.yaml",
+        "yaml": [
+            {"subPath": "/database/host", "operator": "replace", "value": "remote-db.example.com"},
+            {"subPath": "/database/port", "operator": "replace", "value": "3307"},
+        ],
+    }
+    got = overridden(manifest, fieldOverrider=[field])
+    assert got["data"]["db-config.yaml"] == (
+        'database:\n  host: remote-db.example.com\n  port: "3307"\n'
+    )
+
+
 def test_field_overrider_json() -> None:
     """Test_overrideManagerImpl_ApplyJSONOverridePolicies_JSON."""
     manifest = config_map({"test.json": '{"key":{"key1":"value"}}'})

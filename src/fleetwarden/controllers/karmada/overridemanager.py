@@ -476,9 +476,19 @@ def _load_json(text: str) -> Any:
         raise OverrideError(str(exc)) from None
 
 
+class _GoYAMLDumper(yaml.SafeDumper):
+    """go-yaml v2's choice of quotes: a string that cannot go plain is double-quoted."""
+
+    def choose_scalar_style(self) -> str:
+        style: str = super().choose_scalar_style()
+        return '"' if style == "'" else style
+
+
 def _dump_yaml(value: Any) -> str:
     """sigs.k8s.io/yaml's JSONToYAML: block style, keys sorted."""
-    return yaml.safe_dump(value, default_flow_style=False, sort_keys=True, allow_unicode=True)
+    return yaml.dump(
+        value, Dumper=_GoYAMLDumper, default_flow_style=False, sort_keys=True, allow_unicode=True
+    )
 
 
 def go_json(value: Any) -> str:
