@@ -136,6 +136,7 @@ class BindingController:
         binding = ctx.cache.informer(self.scope.info).get(name, namespace)
         if binding is None:
             self.synced.pop(key, None)
+            self.stale.discard(key)
             return DONE
         assert isinstance(binding, Binding)
         if binding.metadata.deletion_timestamp is not None:
