@@ -30,6 +30,7 @@ from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
 from fleetwarden.controllers.certificates.token_cleaner import token_cleaner_controller
 from fleetwarden.controllers.karmada import agent_csr_approving
+from fleetwarden.controllers.karmada.application_failover import application_failover_controllers
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
     resource_binding_controller,
@@ -184,6 +185,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
             resource_binding_status_controller(),
             cluster_resource_binding_status_controller(),
             *graceful_eviction_controllers(),
+            *application_failover_controllers(),
         ]),
     ]  # fmt: skip
 
