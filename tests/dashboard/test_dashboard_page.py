@@ -6,7 +6,9 @@ page's confirmation when their role allows it; another signs in with a client ce
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,6 +30,7 @@ from .test_report_page import HOSTILE, LANES_JS
 
 SETTINGS = [
     "--cluster-lease-duration=2s", "--cluster-status-update-frequency=1s",
+    "--cluster-monitor-grace-period=3s",
     # A NoExecute taint evicts: the live timeline shows the eviction and the reschedule.
     "--feature-gates=Failover=true", "--enable-no-execute-taint-eviction=true",
 ]  # fmt: skip
@@ -320,3 +323,25 @@ def test_a_second_tab_waits_for_the_first_and_says_why(visit: Any, hub: Hub) -> 
     first.page.close()
     second.page.wait_for_selector("tr[data-cluster=member2]", timeout=10_000)
     assert second.problems == []
+
+
+def test_fleet_protection_shows_each_regions_state(visit: Any, hub: Hub, tmp_path: Path) -> None:
+    client = admin(hub)
+    client.patch(CLUSTER, "member1", "", {"spec": {"region": "eu"}})
+    client.patch(CLUSTER, "member2", "", {"spec": {"region": "us"}})
+    seen = signed_in(visit, hub, "operator-token")
+    page = seen.page
+    expect(row(page, "member1").locator("td").nth(2)).to_have_text("eu")
+    agent = hub.agent_pid("member1")
+    os.kill(agent, signal.SIGSTOP)  # member1 stops reporting: eu, its only cluster, is lost
+    try:
+        # The region-disruption controller's status, listed again on its Event.
+        expect(page.locator('.regions li[data-region="eu"]')).to_have_text(
+            "eu: FullDisruption, 1 of 1 not Ready; evictions Normal", timeout=20_000
+        )
+        expect(row(page, "member1").locator(".health")).to_contain_text("Unknown")
+        keep_screenshot(page, tmp_path, "dashboard-fleet-protection.png")
+    finally:
+        os.kill(agent, signal.SIGCONT)
+    eventually(lambda: ready(client, "member1"), 30, "member1 Ready again")
+    assert seen.problems == []

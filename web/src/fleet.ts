@@ -190,6 +190,6 @@ export function regionsSummary(status: K8sObject | undefined): HTMLElement {
     item.dataset.region = name;
     list.append(item);
   }
-  box.append(list);
+  box.append(element("p", "Fleet protection, by region:", "quiet"), list);
   return box;
 }
