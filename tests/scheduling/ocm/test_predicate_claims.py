@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from fleetwarden.api.ocm.cluster import ManagedCluster
+from fleetwarden.scheduling.ocm import framework
 from fleetwarden.scheduling.ocm.framework import ScheduleContext
 from fleetwarden.scheduling.ocm.plugins.predicate import Predicate
 
@@ -44,3 +45,33 @@ NONE = cluster("none", [{"name": "cloud", "value": "x"}])
 )
 def test_claims_as_a_map(expression: dict[str, Any], expected: list[str]) -> None:
     assert selected(expression, [TWICE, BLANK, NONE]) == expected
+
+
+def test_a_changed_cluster_is_read_anew_however_often_the_old_one_was() -> None:
+    expression = {"key": "region", "operator": "In", "values": ["eu"]}
+    before = cluster("c1", [{"name": "region", "value": "us"}])
+    for _ in range(2):  # the second pass from what the first worked out
+        assert selected(expression, [before]) == []
+    # A change is a new object (cached objects are never changed in place).
+    after = cluster("c1", [{"name": "region", "value": "eu"}])
+    assert selected(expression, [after]) == ["c1"]
+    assert selected(expression, [before]) == []
+
+
+def test_per_cluster_remembers_a_bounded_number_of_clusters(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(framework, "PER_CLUSTER_MAX", 2)
+    calls: list[str] = []
+
+    @framework.per_cluster
+    def name_of(c: ManagedCluster) -> str:
+        calls.append(c.metadata.name)
+        return c.metadata.name
+
+    a, b, c = (cluster(n, []) for n in "abc")
+    assert [name_of(x) for x in (a, b, a, b)] == ["a", "b", "a", "b"]
+    assert calls == ["a", "b"]
+    assert name_of(c) == "c"  # over the bound: it starts over
+    assert name_of(a) == "a"
+    assert calls == ["a", "b", "c", "a"]
