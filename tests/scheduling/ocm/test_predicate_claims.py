@@ -3,6 +3,8 @@ later claim of a name over an earlier one, an unset name or value as ""."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -58,10 +60,7 @@ def test_a_changed_cluster_is_read_anew_however_often_the_old_one_was() -> None:
     assert selected(expression, [before]) == []
 
 
-def test_per_cluster_remembers_a_bounded_number_of_clusters(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(framework, "PER_CLUSTER_MAX", 2)
+def test_per_cluster_works_a_cluster_out_once_and_keeps_no_cluster_alive() -> None:
     calls: list[str] = []
 
     @framework.per_cluster
@@ -69,9 +68,12 @@ def test_per_cluster_remembers_a_bounded_number_of_clusters(
         calls.append(c.metadata.name)
         return c.metadata.name
 
-    a, b, c = (cluster(n, []) for n in "abc")
+    a, b = cluster("a", []), cluster("b", [])
     assert [name_of(x) for x in (a, b, a, b)] == ["a", "b", "a", "b"]
     assert calls == ["a", "b"]
-    assert name_of(c) == "c"  # over the bound: it starts over
-    assert name_of(a) == "a"
-    assert calls == ["a", "b", "c", "a"]
+    gone = weakref.ref(a)
+    del a
+    gc.collect()
+    assert gone() is None  # what per_cluster remembered went with it
+    assert name_of(cluster("a", [])) == "a"
+    assert calls == ["a", "b", "a"]

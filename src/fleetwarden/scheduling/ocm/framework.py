@@ -14,6 +14,7 @@ filter plugins narrow the candidate clusters, prioritizers score the ones left i
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,8 +27,6 @@ from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import AddOnPlacementScore, Placement, PlacementDecision
 
 _Derived = TypeVar("_Derived")
-# How many clusters a per_cluster function remembers (a few fleets' worth) before it starts over.
-PER_CLUSTER_MAX = 16_384
 
 # plugins.MaxClusterScore and MinClusterScore: the range a prioritizer gives.
 MAX_CLUSTER_SCORE = 100
@@ -155,18 +154,18 @@ def per_cluster(
 ) -> Callable[[ManagedCluster], _Derived]:
     """`derive`, worked out once per cluster object: every placement scheduled reads the
     same cached clusters, and a cached object is never changed in place (a changed cluster
-    is a new object). The object is held beside its result, so its id is not reused."""
-    known: dict[int, tuple[ManagedCluster, _Derived]] = {}
+    is a new object). A result is kept as long as its object lives, and no longer."""
+    known: dict[int, tuple[weakref.ref[ManagedCluster], _Derived]] = {}
 
     @wraps(derive)
     def derived(cluster: ManagedCluster) -> _Derived:
-        entry = known.get(id(cluster))
-        if entry is not None and entry[0] is cluster:
+        key = id(cluster)
+        entry = known.get(key)
+        if entry is not None and entry[0]() is cluster:
             return entry[1]
         result = derive(cluster)
-        if len(known) >= PER_CLUSTER_MAX:
-            known.clear()
-        known[id(cluster)] = (cluster, result)
+        # Forgotten when the object goes, before its id can be another's.
+        known[key] = (weakref.ref(cluster, lambda _: known.pop(key, None)), result)
         return result
 
     return derived
