@@ -181,16 +181,26 @@ class SimulatedCluster:
     state: MemberState
     api_enablements: list[APIEnablement]
     applied: dict[str, _Applied] = field(default_factory=dict)
+    # The probe and the report of `state`, made once: every status loop asks for them.
+    _told: tuple[MemberState, Probe, MemberReport] | None = field(default=None, repr=False)
 
     @property
     def reaches_hub(self) -> bool:
         return self.state.reachable
 
     def probe(self) -> Probe:
-        return Probe(online=self.state.reachable, healthy=self.state.ready)
+        return self._tell()[1]
 
     def report(self) -> MemberReport:
-        return MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(self.state.allocatable))
+        return self._tell()[2]
+
+    def _tell(self) -> tuple[MemberState, Probe, MemberReport]:
+        told, state = self._told, self.state
+        if told is None or told[0] is not state:
+            probe = Probe(online=state.reachable, healthy=state.ready)
+            report = MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(state.allocatable))
+            told = self._told = (state, probe, report)
+        return told
 
     def cluster_claims(self) -> Mapping[str, str]:
         return self.state.cluster_claims
@@ -452,6 +462,10 @@ def _work_agent(
     now: datetime,
 ) -> list[datetime]:
     works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + name)
+    if not works:  # the idle member's every loop: nothing to apply, report or delete
+        agent.reported = {}
+        member.prune_workloads(())
+        return []
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
     ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)
@@ -540,7 +554,7 @@ def _renew_lease(
     spec = {
         "holderIdentity": owner.name,
         "leaseDurationSeconds": seconds,
-        "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "renewTime": format_micro_time(now),
     }
     # Read, then update: what karmada-agent's role grants on leases (get, create, update).
     try:
