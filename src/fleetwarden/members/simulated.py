@@ -38,6 +38,7 @@ runs the very same agents for either.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -46,7 +47,7 @@ from typing import Any, Protocol, TypeGuard
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.karmada.work import ManifestStatus, Work
+from fleetwarden.api.karmada.work import ManifestStatus, ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
@@ -56,6 +57,9 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterVersion,
 )
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
+from fleetwarden.members.inside.nodes import NodeSpec
+from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.runtime.finalizers import handle_work_delete
 from fleetwarden.runtime.manager import (
     REQUEUE,
@@ -115,6 +119,8 @@ class MemberState:
     workload_ready_after: timedelta = timedelta(0)
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
     cluster_claims: Mapping[str, str] = field(default_factory=dict)
+    # With nodes, the member runs its workloads' pods on them (members/inside/).
+    nodes: tuple[NodeSpec, ...] | None = None
 
 
 # The seam between the agents and the cluster they run for -----------------------------------------
@@ -181,6 +187,9 @@ class SimulatedCluster:
     state: MemberState
     api_enablements: list[APIEnablement]
     applied: dict[str, _Applied] = field(default_factory=dict)
+    kube: MemberKube | None = None
+    # The workloads each Work (by uid) runs inside the member, with nodes.
+    workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
 
     @property
     def reaches_hub(self) -> bool:
@@ -190,7 +199,32 @@ class SimulatedCluster:
         return Probe(online=self.state.reachable, healthy=self.state.ready)
 
     def report(self) -> MemberReport:
-        return MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(self.state.allocatable))
+        if self.kube is None:
+            allocatable = dict(self.state.allocatable)
+            return MemberReport(KUBERNETES_VERSION, self.api_enablements, allocatable)
+        allocatable, allocated, allocating = self.kube.resource_summary()
+        return MemberReport(
+            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated, allocating
+        )
+
+    def sync(self, now: datetime) -> datetime | None:
+        """Run the member's own control plane to `now` (with nodes); when it next changes
+        of itself."""
+        nodes = self.state.nodes
+        if nodes is None:
+            return None
+        if self.kube is None:
+            self.kube = MemberKube(nodes, now)
+        self.kube.ready_after = self.state.workload_ready_after
+        self.kube.healthy = self.state.workloads_healthy
+        self.kube.set_nodes(nodes, now)
+        return self.kube.next_change(now)
+
+    def estimate_replicas(self, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator's answer; None for a member without nodes."""
+        if self.kube is None:
+            return None
+        return self.kube.max_replicas(replica_needs(requirements))
 
     def cluster_claims(self) -> Mapping[str, str]:
         return self.state.cluster_claims
@@ -198,6 +232,8 @@ class SimulatedCluster:
     def apply(self, work: Work, now: datetime) -> AppliedWork:
         """Apply a Work not applied yet, or changed since, as a new revision of its
         objects; they are healthy once `workload_ready_after` has passed since."""
+        if self.kube is not None:
+            return self._run(work, self.kube, now)
         uid, generation = work.metadata.uid or "", work.metadata.generation or 0
         applied = self.applied.get(uid)
         if applied is None or applied.work_generation != generation:
@@ -212,16 +248,42 @@ class SimulatedCluster:
             recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
         )
 
+    def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
+        """Apply a Work's workloads to the member's nodes and read them back as they run."""
+        objects: list[Mapping[str, Any] | None] = []
+        keys: list[WorkloadKey] = []
+        for manifest in work.spec.workload.manifests or []:
+            if manifest.get("kind") not in WORKLOAD_KINDS:
+                objects.append(_member_object(manifest, 1, healthy=True))
+                continue
+            keys.append(kube.apply(manifest, now))
+            objects.append(kube.workload_object(keys[-1], now))
+        self._forget(work.metadata.uid or "", keep=keys, now=now)
+        self.workloads[work.metadata.uid or ""] = keys
+        observed = tuple(json.dumps(o, sort_keys=True) for o in objects)
+        return AppliedWork(objects, observed=observed, recheck_at=kube.next_change(now))
+
+    def _forget(self, uid: str, keep: Collection[WorkloadKey], now: datetime) -> None:
+        """Delete what a Work ran that it no longer lists."""
+        gone = [key for key in self.workloads.pop(uid, []) if key not in keep]
+        if gone and self.kube is not None:
+            self.kube.remove(gone, now)
+
     def delete_workload(self, work: Work) -> bool:
         """False while the member cannot be reached."""
         if not self.state.reachable:
             return False
         self.applied.pop(work.metadata.uid or "", None)
+        if self.kube is not None:
+            self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
         return True
 
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
+        if self.kube is not None:
+            for uid in [uid for uid in self.workloads if uid not in live]:
+                self._forget(uid, keep=(), now=self.kube.now)
 
 
 @dataclass
@@ -245,6 +307,8 @@ class MemberAgents:
     """The agents of member clusters, as one controller keyed by member name; `register`
     gives the object an agent creates when its cluster is on the hub in neither dialect
     (karmada-agent's Pull Cluster unless told otherwise)."""
+
+    controller_name = "member-agents"
 
     def __init__(
         self, members: Mapping[str, MemberCluster], register: Registration | None = None
@@ -274,7 +338,7 @@ class MemberAgents:
 
     def controller(self) -> Controller:
         return Controller(
-            name="member-agents",
+            name=self.controller_name,
             watches=[
                 Watches(CLUSTER, self._own_name),
                 Watches(MANAGED_CLUSTER, self._own_name),
@@ -337,10 +401,31 @@ class SimulatedFleet(MemberAgents):
         super().__init__(self.members)
 
     def set_state(self, name: str, state: MemberState) -> None:
+        """New switches; nodes change when the member's agents next run (enqueue them)."""
         self.members[name].state = state
 
     def state(self, name: str) -> MemberState:
         return self.members[name].state
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        """The member's own control plane runs to now, then its agents; they look again
+        when it next changes of itself."""
+        member = self.members.get(key)
+        changes = member.sync(ctx.clock.now()) if member is not None else None
+        result = super().reconcile(key, ctx)
+        if changes is None or result.requeue_after is None:
+            return result
+        return requeue_after(min(result.requeue_after, changes - ctx.clock.now()))
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        member = self.members.get(name)
+        return member.estimate_replicas(requirements) if member is not None else None
+
+    def objects(self, name: str, now: datetime) -> list[dict[str, Any]]:
+        """Every object inside a member with nodes (Nodes, Pods, workloads), as of now."""
+        member = self.members[name]
+        member.sync(now)
+        return member.kube.objects(now) if member.kube is not None else []
 
 
 # karmada-agent ------------------------------------------------------------------------------------

@@ -110,6 +110,9 @@ class MemberReport:
     kubernetes_version: str
     api_enablements: list[APIEnablement]
     allocatable: dict[str, str]
+    # What its pods request: bound (allocated) and pending (allocating); None when unknown.
+    allocated: dict[str, str] | None = None
+    allocating: dict[str, str] | None = None
 
 
 def collect_cluster_status(
@@ -135,7 +138,11 @@ def collect_cluster_status(
     if probe.online:
         status.kubernetes_version = report.kubernetes_version
         status.api_enablements = report.api_enablements
-        status.resource_summary = ResourceSummary(allocatable=dict(report.allocatable))
+        status.resource_summary = ResourceSummary(
+            allocatable=dict(report.allocatable),
+            allocated=dict(report.allocated) if report.allocated is not None else None,
+            allocating=dict(report.allocating) if report.allocating is not None else None,
+        )
         complete = api_enablements_condition(bool(report.api_enablements))
         conditions = set_status_condition(conditions, complete, now)
     status.conditions = set_status_condition(conditions, ready, now)

@@ -1,0 +1,114 @@
+"""A simulated member's nodes, and its node lifecycle controller.
+
+A node is declared by a scenario (`NodeSpec`: labels, allocatable, taints, whether its kubelet
+reports Ready and reaches the control plane, spec.unschedulable). The node lifecycle
+controller turns its conditions into taints (TaintNodesByCondition, and the NoExecute
+not-ready / unreachable taints of taint-based eviction), each stamped with the time it was
+added, which NoExecute tolerationSeconds count from. Taints the node declares keep the time
+they were first seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from fleetwarden.api.core import Taint
+from fleetwarden.api.meta import format_time
+from fleetwarden.semantics.pod_scheduling import NodeInfo, condition_taints, resource_amounts
+from fleetwarden.semantics.quantity import binary_si, decimal_si
+
+DEFAULT_NODE_ALLOCATABLE = {"cpu": "16", "memory": "64Gi", "pods": "110"}
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """A node as a scenario declares it."""
+
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_NODE_ALLOCATABLE))
+    ready: bool = True
+    reachable: bool = True
+    unschedulable: bool = False
+
+    def conditions(self) -> dict[str, str]:
+        """What the node's conditions read: Ready Unknown once its kubelet is unreachable."""
+        return {"Ready": "Unknown" if not self.reachable else str(self.ready)}
+
+
+class Node:
+    """A node of the member: its spec, its taints as the control plane keeps them, and what
+    the scheduler sees of it (its pods' requests included)."""
+
+    def __init__(self, spec: NodeSpec, created: datetime) -> None:
+        self.spec = spec
+        self.created = created
+        self.taints: list[Taint] = []
+        self.info = NodeInfo.of(spec.name, spec.labels, (), spec.unschedulable,
+                                resource_amounts(spec.allocatable))  # fmt: skip
+        self.update(spec, created)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def ready(self) -> bool:
+        return self.spec.ready and self.spec.reachable
+
+    def update(self, spec: NodeSpec, now: datetime) -> None:
+        """The node lifecycle controller's taints for the node's spec and conditions: a taint
+        already there keeps its timeAdded."""
+        self.spec = spec
+        added = {(t.key, t.value or "", t.effect): t.time_added for t in self.taints}
+        wanted = [Taint(key=t.key, value=t.value, effect=t.effect) for t in spec.taints]
+        conditions = condition_taints(spec.conditions(), spec.unschedulable)
+        wanted += [Taint(key=key, effect=effect) for key, effect in conditions]
+        self.taints = [
+            t.model_copy(update={"time_added": added.get((t.key, t.value or "", t.effect), now)})
+            for t in wanted
+        ]
+        requested, non_zero = self.info.requested, self.info.non_zero
+        self.info = NodeInfo.of(spec.name, spec.labels, self.taints, spec.unschedulable,
+                                resource_amounts(spec.allocatable))  # fmt: skip
+        self.info.requested, self.info.non_zero = requested, non_zero
+
+    def to_dict(self) -> dict[str, Any]:
+        spec: dict[str, Any] = {}
+        if self.taints:
+            spec["taints"] = [t.to_dict() for t in self.taints]
+        if self.spec.unschedulable:
+            spec["unschedulable"] = True
+        ready = self.spec.conditions()["Ready"]
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": self.name,
+                "labels": dict(self.spec.labels),
+                "creationTimestamp": format_time(self.created),
+            },
+            "spec": spec,
+            "status": {
+                "allocatable": dict(self.spec.allocatable),
+                "capacity": dict(self.spec.allocatable),
+                "conditions": [{"type": "Ready", "status": ready}],
+            },
+        }
+
+
+def quantities(amounts: Mapping[str, int]) -> dict[str, str]:
+    """Whole-number amounts back as quantities: cpu from millicores, memory in BinarySI."""
+    result = {}
+    for name, amount in sorted(amounts.items()):
+        if name == "cpu":
+            result[name] = decimal_si(amount, -3)
+        elif name == "memory" or name == "ephemeral-storage":
+            result[name] = binary_si(amount)
+        else:
+            result[name] = decimal_si(amount)
+    return result
