@@ -253,24 +253,23 @@ class MemberKube:
                 self._create(workload, owner, name, workload.shape.template, now)
 
     def _keep_daemon_pods(self, workload: Workload, now: datetime) -> None:
-        """A pod on each node the DaemonSet's pods may run on, none elsewhere."""
+        """nodeShouldRunDaemonPod: a new pod on each node whose NoSchedule and NoExecute
+        taints the pods tolerate and that matches their selector; a pod already there keeps
+        running while its NoExecute taints are tolerated (taint eviction sees to those)."""
         template = workload.shape.template
-        eligible = {
-            name for name, node in self.nodes.items()
-            if template.needs.untolerated(node.info.taints) is None
-            and matches_node(template.needs, name, node.spec.labels)
-        }  # fmt: skip
         placed = set()
         for pod in self._pods_of(workload):
-            target = pod.template.needs.affinity
-            name = _pinned_node(target)
-            if name not in eligible or name in placed:
+            name = _pinned_node(pod.template.needs.affinity)
+            if name not in self.nodes or name in placed:
                 self._delete(pod)
             else:
                 placed.add(name)
-        for name in sorted(eligible - placed):
-            pod_name = self._generate(workload.name)
-            self._create(workload, workload.name, pod_name, template.pinned(name), now)
+        for name, node in sorted(self.nodes.items()):
+            if name in placed or template.needs.untolerated(node.info.taints) is not None:
+                continue
+            if matches_node(template.needs, name, node.info.labels):
+                pod_name = self._generate(workload.name)
+                self._create(workload, workload.name, pod_name, template.pinned(name), now)
 
     def _owner(self, workload: Workload, owner: str) -> tuple[str, str]:
         return ("ReplicaSet" if workload.kind == "Deployment" else workload.kind), owner

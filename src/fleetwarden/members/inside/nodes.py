@@ -21,6 +21,7 @@ from fleetwarden.semantics.pod_scheduling import NodeInfo, condition_taints, res
 from fleetwarden.semantics.quantity import binary_si, decimal_si
 
 DEFAULT_NODE_ALLOCATABLE = {"cpu": "16", "memory": "64Gi", "pods": "110"}
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,11 @@ class NodeSpec:
     reachable: bool = True
     unschedulable: bool = False
 
+    @property
+    def all_labels(self) -> dict[str, str]:
+        """Its labels, with the hostname label every kubelet sets."""
+        return {HOSTNAME_LABEL: self.name, **self.labels}
+
     def conditions(self) -> dict[str, str]:
         """What the node's conditions read: Ready Unknown once its kubelet is unreachable."""
         return {"Ready": "Unknown" if not self.reachable else str(self.ready)}
@@ -48,7 +54,7 @@ class Node:
         self.spec = spec
         self.created = created
         self.taints: list[Taint] = []
-        self.info = NodeInfo.of(spec.name, spec.labels, (), spec.unschedulable,
+        self.info = NodeInfo.of(spec.name, spec.all_labels, (), spec.unschedulable,
                                 resource_amounts(spec.allocatable))  # fmt: skip
         self.update(spec, created)
 
@@ -73,7 +79,7 @@ class Node:
             for t in wanted
         ]
         requested, non_zero = self.info.requested, self.info.non_zero
-        self.info = NodeInfo.of(spec.name, spec.labels, self.taints, spec.unschedulable,
+        self.info = NodeInfo.of(spec.name, spec.all_labels, self.taints, spec.unschedulable,
                                 resource_amounts(spec.allocatable))  # fmt: skip
         self.info.requested, self.info.non_zero = requested, non_zero
 
@@ -89,7 +95,7 @@ class Node:
             "kind": "Node",
             "metadata": {
                 "name": self.name,
-                "labels": dict(self.spec.labels),
+                "labels": self.spec.all_labels,
                 "creationTimestamp": format_time(self.created),
             },
             "spec": spec,
