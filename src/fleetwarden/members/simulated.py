@@ -203,9 +203,11 @@ class SimulatedCluster:
             allocatable = dict(self.state.allocatable)
             return MemberReport(KUBERNETES_VERSION, self.api_enablements, allocatable)
         allocatable, allocated, allocating = self.kube.resource_summary()
+        # Empty maps are left out, as the Go structs' omitempty leaves them.
         return MemberReport(
-            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated, allocating
-        )
+            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated or None,
+            allocating or None,
+        )  # fmt: skip
 
     def sync(self, now: datetime) -> datetime | None:
         """Run the member's own control plane to `now` (with nodes); when it next changes
@@ -336,6 +338,10 @@ class MemberAgents:
         member = self.clusters.get(name)
         return member.delete_workload(work) if member else True
 
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """No scheduler-estimator runs beside these members: the general estimate only."""
+        return None
+
     def controller(self) -> Controller:
         return Controller(
             name=self.controller_name,
@@ -418,6 +424,7 @@ class SimulatedFleet(MemberAgents):
         return requeue_after(min(result.requeue_after, changes - ctx.clock.now()))
 
     def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator of a member with nodes; None for the others."""
         member = self.members.get(name)
         return member.estimate_replicas(requirements) if member is not None else None
 
