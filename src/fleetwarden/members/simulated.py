@@ -188,6 +188,7 @@ class SimulatedCluster:
     api_enablements: list[APIEnablement]
     applied: dict[str, _Applied] = field(default_factory=dict)
     kube: MemberKube | None = None
+    _nodes: tuple[NodeSpec, ...] | None = None  # the declared nodes the member runs
     # The workloads each Work (by uid) runs inside the member, with nodes.
     workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
 
@@ -216,10 +217,13 @@ class SimulatedCluster:
         if nodes is None:
             return None
         if self.kube is None:
-            self.kube = MemberKube(nodes, now)
+            self.kube, self._nodes = MemberKube(nodes, now), nodes
         self.kube.ready_after = self.state.workload_ready_after
         self.kube.healthy = self.state.workloads_healthy
-        self.kube.set_nodes(nodes, now)
+        if nodes is not self._nodes:  # a step changed them
+            self.kube.set_nodes(nodes, now)
+            self._nodes = nodes
+        self.kube.sync(now)
         return self.kube.next_change(now)
 
     def estimate_replicas(self, requirements: ReplicaRequirements | None) -> int | None:

@@ -15,6 +15,7 @@ resource.Quantity.Value rounds), and "pods" the number of pods.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,8 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 TAINT_TOLERATION_WEIGHT = 3
 NODE_RESOURCES_FIT_WEIGHT = 1
 MAX_NODE_SCORE = 100
+_NODE_VERSIONS = itertools.count()
+_STATIC_CACHE_LIMIT = 4096
 
 
 # --- Nodes ---------------------------------------------------------------------------------------
@@ -160,12 +163,26 @@ class PodNeeds:
     affinity: NodeSelector | None = None
     _filter: CompiledTolerations = field(init=False, repr=False, compare=False)
     _prefer: CompiledTolerations = field(init=False, repr=False, compare=False)
+    _static: dict[int, list[str]] = field(init=False, repr=False, compare=False)
+    non_zero: Mapping[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_filter", CompiledTolerations(self.tolerations))
         # getAllTolerationPreferNoSchedule: tolerations of that effect, or of none.
         prefer = [t for t in self.tolerations if t.effect in (None, "", PREFER_NO_SCHEDULE)]
         object.__setattr__(self, "_prefer", CompiledTolerations(prefer, (PREFER_NO_SCHEDULE,)))
+        object.__setattr__(self, "_static", {})
+        object.__setattr__(self, "non_zero", _non_zero(self.requests))
+
+    def refusals(self, node: NodeInfo) -> list[str]:
+        """What the filters that read only the node's labels, taints and unschedulable say
+        of it: remembered per node version (pods of a workload share their needs)."""
+        reasons = self._static.get(node.version)
+        if reasons is None:
+            if len(self._static) >= _STATIC_CACHE_LIMIT:
+                self._static.clear()
+            reasons = self._static[node.version] = _static_refusals(self, node)
+        return reasons
 
     def untolerated(self, taints: ClusterTaints) -> TaintTuple | None:
         """The first NoSchedule or NoExecute taint the pod does not tolerate."""
@@ -189,9 +206,12 @@ class NodeInfo:
     taints: ClusterTaints
     unschedulable: bool
     allocatable: Mapping[str, int]
-    requested: Counter[str] = field(default_factory=Counter)
+    requested: dict[str, int] = field(default_factory=dict)
     # NonZeroRequested cpu and memory, what LeastAllocated scores.
-    non_zero: Counter[str] = field(default_factory=Counter)
+    non_zero: dict[str, int] = field(default_factory=dict)
+    # Tells this node's labels, taints and unschedulable (fixed for the NodeInfo's life)
+    # from any other's, so that pods can remember what the filters said of them.
+    version: int = field(default_factory=lambda: next(_NODE_VERSIONS))
 
     @classmethod
     def of(
@@ -200,15 +220,15 @@ class NodeInfo:
     ) -> NodeInfo:  # fmt: skip
         return cls(name, labels, cluster_taints(taints), unschedulable, allocatable)
 
-    def add(self, requests: Mapping[str, int]) -> None:
-        self.requested.update(requests)
-        self.requested["pods"] += 1
-        self.non_zero.update(_non_zero(requests))
+    def add(self, requests: Mapping[str, int], sign: int = 1) -> None:
+        """Count a pod bound to the node (sign -1: one that left)."""
+        for totals, amounts in ((self.requested, {**requests, "pods": 1}),
+                                (self.non_zero, _non_zero(requests))):  # fmt: skip
+            for name, amount in amounts.items():
+                totals[name] = totals.get(name, 0) + sign * amount
 
     def remove(self, requests: Mapping[str, int]) -> None:
-        self.requested.subtract(requests)
-        self.requested["pods"] -= 1
-        self.non_zero.subtract(_non_zero(requests))
+        self.add(requests, -1)
 
 
 def _non_zero(requests: Mapping[str, int]) -> dict[str, int]:
@@ -250,18 +270,17 @@ def _term_matches(term: object, name: str, labels: Mapping[str, str]) -> bool:
 
 def insufficient(requests: Mapping[str, int], node: NodeInfo) -> list[str]:
     """NodeResourcesFit's reasons: too many pods, then each resource short."""
-    if node.requested["pods"] + 1 > node.allocatable.get("pods", 0):
+    requested, allocatable = node.requested, node.allocatable
+    if requested.get("pods", 0) + 1 > allocatable.get("pods", 0):
         return [TOO_MANY_PODS]
     return [
         f"Insufficient {name}"
         for name, amount in requests.items()
-        if amount > 0 and amount > node.allocatable.get(name, 0) - node.requested[name]
+        if amount > 0 and amount > allocatable.get(name, 0) - requested.get(name, 0)
     ]
 
 
-def filter_node(pod: PodNeeds, node: NodeInfo) -> list[str]:
-    """The reasons the node does not fit (empty: it fits), from the first filter plugin
-    that refuses it, in the default profile's order."""
+def _static_refusals(pod: PodNeeds, node: NodeInfo) -> list[str]:
     if node.unschedulable and pod.untolerated(_UNSCHEDULABLE_TAINT) is not None:
         return [UNSCHEDULABLE_REASON]
     taint = pod.untolerated(node.taints)
@@ -269,18 +288,25 @@ def filter_node(pod: PodNeeds, node: NodeInfo) -> list[str]:
         return [f"node(s) had untolerated taint {{{taint.key}: {taint.value}}}"]
     if not matches_node(pod, node.name, node.labels):
         return [AFFINITY_REASON]
-    return insufficient(pod.requests, node)
+    return []
+
+
+def filter_node(pod: PodNeeds, node: NodeInfo) -> list[str]:
+    """The reasons the node does not fit (empty: it fits), from the first filter plugin
+    that refuses it, in the default profile's order: NodeUnschedulable, TaintToleration,
+    NodeAffinity, NodeResourcesFit."""
+    return pod.refusals(node) or insufficient(pod.requests, node)
 
 
 def _least_allocated(pod: PodNeeds, node: NodeInfo) -> int:
     """LeastAllocated over cpu and memory, weighted alike, counting the pod."""
-    scores = []
-    for name, amount in _non_zero(pod.requests).items():
+    total = 0
+    for name, amount in pod.non_zero.items():
         capacity = node.allocatable.get(name, 0)
-        requested = node.non_zero[name] + amount
-        scores.append(0 if capacity == 0 or requested > capacity else
-                      (capacity - requested) * MAX_NODE_SCORE // capacity)  # fmt: skip
-    return sum(scores) // len(scores)
+        requested = node.non_zero.get(name, 0) + amount
+        if capacity > 0 and requested <= capacity:
+            total += (capacity - requested) * MAX_NODE_SCORE // capacity
+    return total // len(pod.non_zero)
 
 
 def score_nodes(pod: PodNeeds, nodes: Sequence[NodeInfo]) -> list[int]:
@@ -337,8 +363,9 @@ def max_replicas(pod: PodNeeds, nodes: Iterable[NodeInfo]) -> int:
 
 
 def _room(requests: Mapping[str, int], node: NodeInfo) -> int:
-    most = node.allocatable.get("pods", 0) - node.requested["pods"]
+    requested, allocatable = node.requested, node.allocatable
+    most = allocatable.get("pods", 0) - requested.get("pods", 0)
     for name, amount in requests.items():
         if amount > 0:
-            most = min(most, (node.allocatable.get(name, 0) - node.requested[name]) // amount)
+            most = min(most, (allocatable.get(name, 0) - requested.get(name, 0)) // amount)
     return max(most, 0)

@@ -13,6 +13,7 @@ own instant, so a late sync gives the same history as a punctual one.
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -119,6 +120,7 @@ class Workload:
 
 
 WorkloadKey = tuple[str, str, str]  # kind, namespace, name
+Summary = tuple[dict[str, str], dict[str, str], dict[str, str]]
 
 
 class MemberKube:
@@ -132,6 +134,13 @@ class MemberKube:
         self.healthy = True
         self._now = now
         self._made = 0
+        # Something changed since the control plane last ran (it runs on events, as
+        # controllers and the scheduler's queue do), and the instants pods were bound at.
+        self._dirty = False
+        self._bound_at: list[datetime] = []
+        # How many times pods or nodes changed, and the resource summary as of some count.
+        self._changes = 0
+        self._summary: tuple[int, Summary] | None = None
 
     # what changes it from outside -------------------------------------------------------------
 
@@ -143,13 +152,17 @@ class MemberKube:
             del self.nodes[name]
             for pod in [p for p in self.pods.values() if p.node == name]:
                 self._delete(pod)  # the pod garbage collector
+            self._dirty = True
         for name, spec in wanted.items():
             node = self.nodes.get(name)
             if node is None:
                 self.nodes[name] = Node(spec, now)
             elif node.spec != spec:
                 node.update(spec, now)
-        self._reconcile(now)
+            else:
+                continue
+            self._dirty = True
+        self.sync(now)
 
     @property
     def now(self) -> datetime:
@@ -170,7 +183,8 @@ class MemberKube:
         if workload.shape.owner not in workload.owners:
             workload.owners.append(workload.shape.owner)
         self.workloads[key] = workload
-        self._reconcile(now)
+        self._dirty = True
+        self.sync(now)
         return key
 
     def remove(self, keys: Iterable[WorkloadKey], now: datetime) -> None:
@@ -180,32 +194,36 @@ class MemberKube:
             if workload is not None:
                 for pod in self._pods_of(workload):
                     self._delete(pod)
-        self._reconcile(now)
+                self._dirty = True
+        self.sync(now)
 
     # time ------------------------------------------------------------------------------------
 
     def sync(self, now: datetime) -> None:
-        """Run to `now`: every timed eviction due by then at its own instant."""
+        """Run to `now`: every timed eviction due by then at its own instant, then whatever
+        changed since it last ran."""
         while (due := self._next_eviction()) is not None and due <= now:
             self._reconcile(due)
-        if now > self._now:
+        if self._dirty:
             self._reconcile(now)
+        self._now = max(self._now, now)
 
     def next_change(self, now: datetime) -> datetime | None:
         """When something changes of itself next: an eviction, or a pod turning ready."""
-        times = [p.evict_at for p in self.pods.values() if p.evict_at is not None]
-        times += [
-            p.bound_at + self.ready_after
-            for p in self.pods.values()
-            if p.bound_at is not None and p.bound_at + self.ready_after > now
-        ]
+        times = [t for t in (self._next_eviction(), self._next_ready(now)) if t is not None]
         return min(times, default=None)
+
+    def _next_ready(self, now: datetime) -> datetime | None:
+        while self._bound_at and self._bound_at[0] + self.ready_after <= now:
+            heapq.heappop(self._bound_at)
+        return self._bound_at[0] + self.ready_after if self._bound_at else None
 
     def _next_eviction(self) -> datetime | None:
         return min((p.evict_at for p in self.pods.values() if p.evict_at), default=None)
 
     def _reconcile(self, now: datetime) -> None:
-        self._now = max(self._now, now)
+        self._now, self._dirty = max(self._now, now), False
+        self._changes += 1
         self._evict(now)
         for workload in self.workloads.values():
             self._keep_pods(workload, now)
@@ -214,8 +232,11 @@ class MemberKube:
     # the taint eviction controller ------------------------------------------------------------
 
     def _evict(self, now: datetime) -> None:
+        tainted = {name: node for name, node in self.nodes.items() if node.no_execute}
         for pod in list(self.pods.values()):
-            node = self.nodes.get(pod.node or "")
+            if pod.evict_at is not None and pod.node not in tainted:
+                pod.evict_at = None  # the taint went
+            node = tainted.get(pod.node or "")
             if node is None:
                 continue
             tolerations = pod.template.needs.tolerations
@@ -296,6 +317,7 @@ class MemberKube:
         )
 
     def _delete(self, pod: Pod) -> None:
+        self._changes += 1
         self.pods.pop((pod.namespace, pod.name), None)
         node = self.nodes.get(pod.node or "")
         if node is not None:
@@ -314,6 +336,7 @@ class MemberKube:
                 continue
             chosen.add(pod.template.needs.requests)
             pod.node, pod.bound_at, pod.message = chosen.name, self._now, ""
+            heapq.heappush(self._bound_at, self._now)
         # A pod bound now may meet a NoExecute taint it tolerates only for a while.
         self._evict(self._now)
 
@@ -359,8 +382,14 @@ class MemberKube:
             "status": workload_status("ReplicaSet", 1, workload.shape.replicas, states),
         }]  # fmt: skip
 
-    def resource_summary(self) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-        """allocatable (every node), allocated (bound pods), allocating (pending pods)."""
+    def resource_summary(self) -> Summary:
+        """allocatable (every node), allocated (bound pods), allocating (pending pods);
+        worked out again only after pods or nodes changed."""
+        if self._summary is None or self._summary[0] != self._changes:
+            self._summary = (self._changes, self._resource_summary())
+        return self._summary[1]
+
+    def _resource_summary(self) -> Summary:
         allocatable: dict[str, int] = {}
         allocated: dict[str, int] = {}
         for node in self.nodes.values():

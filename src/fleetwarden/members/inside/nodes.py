@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from fleetwarden.api.core import Taint
+from fleetwarden.api.core import NO_EXECUTE, Taint
 from fleetwarden.api.meta import format_time
 from fleetwarden.semantics.pod_scheduling import NodeInfo, condition_taints, resource_amounts
 from fleetwarden.semantics.quantity import binary_si, decimal_si
@@ -61,6 +61,11 @@ class Node:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def no_execute(self) -> bool:
+        """Whether a NoExecute taint is on it (the taint eviction controller looks then)."""
+        return any(t.effect == NO_EXECUTE for t in self.taints)
 
     @property
     def ready(self) -> bool:
