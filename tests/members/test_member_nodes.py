@@ -7,6 +7,7 @@ from typing import Any
 
 from fleetwarden.api.core import Taint
 from fleetwarden.members.inside.cluster import MemberKube
+from fleetwarden.members.inside.machines import MachineSetSpec, scale
 from fleetwarden.members.inside.nodes import NodeSpec
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
@@ -86,3 +87,16 @@ def test_resource_summary_from_nodes_and_pods() -> None:
     assert allocatable == {"cpu": "2", "memory": "4Gi", "pods": "10"}
     assert allocated == {"cpu": "1600m", "memory": "2Gi", "pods": "2"}
     assert allocating == {"cpu": "800m", "memory": "1Gi", "pods": "1"}
+
+
+def test_a_machine_set_scales_its_nodes_and_only_new_machines_get_a_new_template() -> None:
+    plain = MachineSetSpec("infra", 2, {"role": "infra"}, ())
+    nodes, made = scale([NodeSpec("worker")], 0, plain)
+    assert [(n.name, n.machine_set) for n in nodes] == [
+        ("worker", None), ("infra-0", "infra"), ("infra-1", "infra")]  # fmt: skip
+    tainted = MachineSetSpec("infra", 3, {"role": "infra"}, (Taint(key="k", effect="NoExecute"),))
+    nodes, made = scale(nodes, made, tainted)
+    assert [(n.name, len(n.taints)) for n in nodes[1:]] == [("infra-0", 0), ("infra-1", 0),
+                                                             ("infra-2", 1)]  # fmt: skip
+    nodes, made = scale(nodes, made, MachineSetSpec("infra", 1, {}, ()))
+    assert ([n.name for n in nodes], made) == (["worker", "infra-0"], 3)

@@ -43,6 +43,29 @@ from .conftest import scenario
             "node 'n' declared twice",
         ),
         (
+            {"members": {"m1": {"machineSets": [{"apiVersion": "v1", "kind": "MachineSet"}]}}},
+            "spec.members.m1.machineSets[0]",
+            "must be a machine.openshift.io/v1beta1 MachineSet",
+        ),
+        (
+            {
+                "members": {
+                    "m1": {
+                        "machineSets": [
+                            {
+                                "apiVersion": "machine.openshift.io/v1beta1",
+                                "kind": "MachineSet",
+                                "metadata": {"name": "a"},
+                                "spec": {"replicas": -1},
+                            }
+                        ]
+                    }
+                }
+            },
+            "spec.members.m1.machineSets[0].spec.replicas",
+            "greater than or equal to 0",
+        ),
+        (
             {"members": {"m1": {"nodes": [{"name": "n", "count": "3"}]}}},
             "spec.members.m1.nodes[0].count",
             "an integer",

@@ -121,6 +121,8 @@ class MemberState:
     cluster_claims: Mapping[str, str] = field(default_factory=dict)
     # With nodes, the member runs its workloads' pods on them (members/inside/).
     nodes: tuple[NodeSpec, ...] | None = None
+    # How many Machines each of its MachineSets has made (they are named by that count).
+    machines_made: Mapping[str, int] = field(default_factory=dict)
 
 
 # The seam between the agents and the cluster they run for -----------------------------------------

@@ -20,6 +20,7 @@ from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.codec import load_yaml
 from fleetwarden.api.core import Taint
 from fleetwarden.api.meta import parse_time
+from fleetwarden.members.inside.machines import MACHINE_API_VERSION, MachineSetSpec, scale
 from fleetwarden.members.inside.nodes import DEFAULT_NODE_ALLOCATABLE, NodeSpec
 from fleetwarden.members.simulated import DEFAULT_ALLOCATABLE, MemberState
 from fleetwarden.runtime.settings import Settings, SettingsError
@@ -34,6 +35,7 @@ SPEC_FIELDS = (
 CHECKS = ("equals", "oneOf", "contains", "exists")
 MEMBER_FIELDS = (
     "reachable", "ready", "workloadsHealthy", "workloadReadyAfter", "allocatable", "nodes", "add",
+    "machineSets",
 )  # fmt: skip
 NODE_SWITCHES = {"ready": "ready", "reachable": "reachable", "unschedulable": "unschedulable"}
 NODE_FIELDS = ("name", "count", "labels", "taints", "allocatable", *NODE_SWITCHES)
@@ -240,7 +242,42 @@ class _Parser:
             )
         if "nodes" in spec or "add" in spec:
             changes["nodes"] = self.nodes(state.nodes, spec, path)
+        if "machineSets" in spec:
+            nodes, made = list(changes.get("nodes", state.nodes) or ()), dict(state.machines_made)
+            for machine_set in self.machine_sets(spec["machineSets"], f"{path}.machineSets"):
+                nodes, made[machine_set.name] = scale(
+                    nodes, made.get(machine_set.name, 0), machine_set
+                )
+            changes["nodes"], changes["machines_made"] = self.unique(nodes, path), made
         return _replace(state, changes)
+
+    def machine_sets(self, value: Any, path: str) -> list[MachineSetSpec]:
+        """MachineSet objects: their name, replicas, and the template's labels and taints."""
+        result = []
+        for i, item in enumerate(self.items(value, path)):
+            where = f"{path}[{i}]"
+            obj = self.mapping(item, where)
+            if obj.get("apiVersion") != MACHINE_API_VERSION or obj.get("kind") != "MachineSet":
+                raise self.fail(where, f"must be a {MACHINE_API_VERSION} MachineSet")
+            meta = self.mapping(obj.get("metadata") or {}, f"{where}.metadata")
+            name = self.typed(meta.get("name"), f"{where}.metadata.name", str, "a string")
+            spec = self.mapping(obj.get("spec") or {}, f"{where}.spec")
+            replicas = self.typed(spec.get("replicas", 1), f"{where}.spec.replicas", int,
+                                  "an integer")  # fmt: skip
+            if replicas < 0:
+                raise self.fail(f"{where}.spec.replicas", "must be greater than or equal to 0")
+            template = self.mapping(
+                self.mapping(spec.get("template") or {}, f"{where}.spec.template").get("spec")
+                or {}, f"{where}.spec.template.spec",
+            )  # fmt: skip
+            node_meta = self.mapping(template.get("metadata") or {},
+                                     f"{where}.spec.template.spec.metadata")  # fmt: skip
+            labels = self.mapping(node_meta.get("labels") or {},
+                                  f"{where}.spec.template.spec.metadata.labels")  # fmt: skip
+            taints = self.taints(template.get("taints"), f"{where}.spec.template.spec.taints")
+            labels_ = {str(k): str(v) for k, v in labels.items()}
+            result.append(MachineSetSpec(name, replicas, labels_, tuple(taints)))
+        return result
 
     def quantities(self, value: Any, path: str, defaults: Mapping[str, str]) -> dict[str, str]:
         given = self.mapping(value, path)
@@ -263,6 +300,9 @@ class _Parser:
         else:
             nodes = self.node_changes(current, value, f"{path}.nodes")
         nodes += self.node_list(spec.get("add"), f"{path}.add")
+        return self.unique(nodes, path)
+
+    def unique(self, nodes: list[NodeSpec], path: str) -> tuple[NodeSpec, ...]:
         names = [n.name for n in nodes]
         for name in names:
             if names.count(name) > 1:

@@ -35,6 +35,8 @@ class NodeSpec:
     ready: bool = True
     reachable: bool = True
     unschedulable: bool = False
+    # The MachineSet whose Machine the node is (OpenShift's machine API), if any.
+    machine_set: str | None = None
 
     @property
     def all_labels(self) -> dict[str, str]:
@@ -102,6 +104,7 @@ class Node:
                 "name": self.name,
                 "labels": self.spec.all_labels,
                 "creationTimestamp": format_time(self.created),
+                **self._annotations(),
             },
             "spec": spec,
             "status": {
@@ -110,6 +113,13 @@ class Node:
                 "conditions": [{"type": "Ready", "status": ready}],
             },
         }
+
+    def _annotations(self) -> dict[str, Any]:
+        if self.spec.machine_set is None:
+            return {}
+        # The machine's name is the node's (a real Machine names its node after its host).
+        machine = f"openshift-machine-api/{self.name}"
+        return {"annotations": {"machine.openshift.io/machine": machine}}
 
 
 def quantities(amounts: Mapping[str, int]) -> dict[str, str]:
