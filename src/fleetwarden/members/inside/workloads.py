@@ -2,8 +2,9 @@
 
 Each workload kind keeps the pods upstream's controller would keep:
 
-- Deployment: a ReplicaSet `<name>-<pod-template-hash>` for its current template (older ones
-  scaled to zero), whose pods are `<replicaset>-<suffix>`;
+- Deployment: a ReplicaSet `<name>-<pod-template-hash>` for its current template, whose
+  pods are `<replicaset>-<suffix>`; a new template scales the older ReplicaSets to zero at
+  once (no maxSurge / maxUnavailable pacing);
 - ReplicaSet: `replicas` pods `<name>-<suffix>`;
 - StatefulSet: pods `<name>-0` .. `<name>-(replicas-1)`, made again under the same name;
 - Job: `parallelism` (default 1) pods `<name>-<suffix>`, running;
@@ -136,8 +137,11 @@ def workload_status(
         }  # fmt: skip
     if kind == "Job":
         return {"active": len(states), "ready": ready}
-    return {
-        "observedGeneration": generation, "replicas": len(states),
-        "updatedReplicas": len(states), "readyReplicas": ready,
-        "availableReplicas": ready, "unavailableReplicas": max(replicas - ready, 0),
-    }  # fmt: skip
+    status = {"observedGeneration": generation, "replicas": len(states)}
+    if kind == "ReplicaSet":
+        return {**status, "fullyLabeledReplicas": len(states), "readyReplicas": ready,
+                "availableReplicas": ready}  # fmt: skip
+    status.update(updatedReplicas=len(states), readyReplicas=ready, availableReplicas=ready)
+    if kind == "StatefulSet":
+        return {**status, "currentReplicas": len(states)}
+    return {**status, "unavailableReplicas": max(replicas - ready, 0)}
