@@ -134,3 +134,5 @@ def test_the_estimator_counts_only_tolerated_matching_nodes_by_fit() -> None:
     assert max_replicas(gpu_pod, nodes) == 8
     few_pods = node("p", pods="2")
     assert max_replicas(PodNeeds({}), [few_pods]) == 2
+    cordoned = NodeInfo.of("c", {}, (), True, resource_amounts({"cpu": "4", "pods": "9"}))
+    assert max_replicas(PodNeeds({}), [cordoned]) == 0

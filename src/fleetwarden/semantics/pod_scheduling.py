@@ -349,17 +349,12 @@ def select_node(pod: PodNeeds, nodes: Sequence[NodeInfo]) -> NodeInfo | str:
 
 
 def max_replicas(pod: PodNeeds, nodes: Iterable[NodeInfo]) -> int:
-    """How many more pods like this the nodes have room for: only nodes whose NoSchedule and
-    NoExecute taints the pod tolerates and that match its selector and affinity, each
-    counting how many times the requests fit in what is left (and the pods it allows)."""
-    total = 0
-    for node in nodes:
-        if pod.untolerated(node.taints) is not None:
-            continue
-        if not matches_node(pod, node.name, node.labels):
-            continue
-        total += _room(pod.requests, node)
-    return total
+    """How many more pods like this the nodes have room for: only nodes schedulable (or
+    whose unschedulable taint the pod tolerates), whose NoSchedule and NoExecute taints it
+    tolerates and that match its selector and affinity (IsTolerationMatched,
+    IsNodeAffinityMatched), each counting how many times the requests fit in what is left
+    (and the pods it allows)."""
+    return sum(_room(pod.requests, node) for node in nodes if not pod.refusals(node))
 
 
 def _room(requests: Mapping[str, int], node: NodeInfo) -> int:
