@@ -100,3 +100,21 @@ def test_a_machine_set_scales_its_nodes_and_only_new_machines_get_a_new_template
                                                              ("infra-2", 1)]  # fmt: skip
     nodes, made = scale(nodes, made, MachineSetSpec("infra", 1, {}, ()))
     assert ([n.name for n in nodes], made) == (["worker", "infra-0"], 3)
+
+
+def test_an_unreachable_node_turns_unknown_after_the_grace_period_then_its_pods_go() -> None:
+    kube = MemberKube([NodeSpec("a"), NodeSpec("b", unschedulable=True)], T0)
+    kube.apply(workload("ReplicaSet", "web", 1), T0)
+    kube.set_nodes([NodeSpec("a", reachable=False), NodeSpec("b")], T0)
+    node = kube.nodes["a"]
+    assert (node.ready_status, node.taints) == ("True", [])
+    assert kube.next_change(T0) == T0 + timedelta(seconds=40)
+    kube.sync(T0 + timedelta(seconds=40))
+    assert node.ready_status == "Unknown"
+    assert [(t.key, t.effect, t.time_added) for t in node.taints] == [
+        ("node.kubernetes.io/unreachable", "NoSchedule", T0 + timedelta(seconds=40)),
+        ("node.kubernetes.io/unreachable", "NoExecute", T0 + timedelta(seconds=40)),
+    ]
+    # The pod's default 300 s toleration of unreachable counts from the taint's timeAdded.
+    assert pods(kube, T0 + timedelta(seconds=339))[0][1] == "a"
+    assert pods(kube, T0 + timedelta(seconds=340))[0][1] == "b"

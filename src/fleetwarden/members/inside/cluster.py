@@ -202,7 +202,7 @@ class MemberKube:
     def sync(self, now: datetime) -> None:
         """Run to `now`: every timed eviction due by then at its own instant, then whatever
         changed since it last ran."""
-        while (due := self._next_eviction()) is not None and due <= now:
+        while (due := self._next_timer()) is not None and due <= now:
             self._reconcile(due)
         if self._dirty:
             self._reconcile(now)
@@ -210,7 +210,7 @@ class MemberKube:
 
     def next_change(self, now: datetime) -> datetime | None:
         """When something changes of itself next: an eviction, or a pod turning ready."""
-        times = [t for t in (self._next_eviction(), self._next_ready(now)) if t is not None]
+        times = [t for t in (self._next_timer(), self._next_ready(now)) if t is not None]
         return min(times, default=None)
 
     def _next_ready(self, now: datetime) -> datetime | None:
@@ -218,12 +218,17 @@ class MemberKube:
             heapq.heappop(self._bound_at)
         return self._bound_at[0] + self.ready_after if self._bound_at else None
 
-    def _next_eviction(self) -> datetime | None:
-        return min((p.evict_at for p in self.pods.values() if p.evict_at), default=None)
+    def _next_timer(self) -> datetime | None:
+        """The next timed eviction, or a silent node turning Unknown."""
+        times = [p.evict_at for p in self.pods.values() if p.evict_at]
+        times += [t for n in self.nodes.values() if (t := n.turns_unknown_at) is not None]
+        return min(times, default=None)
 
     def _reconcile(self, now: datetime) -> None:
         self._now, self._dirty = max(self._now, now), False
         self._changes += 1
+        for node in self.nodes.values():
+            node.refresh(now)
         self._evict(now)
         for workload in self.workloads.values():
             self._keep_pods(workload, now)

@@ -1,8 +1,9 @@
 """A simulated member's nodes, and its node lifecycle controller.
 
 A node is declared by a scenario (`NodeSpec`: labels, allocatable, taints, whether its kubelet
-reports Ready and reaches the control plane, spec.unschedulable). The node lifecycle
-controller turns its conditions into taints (TaintNodesByCondition, and the NoExecute
+reports Ready and reaches the control plane, spec.unschedulable). A node whose kubelet stops
+reaching the control plane keeps its last Ready status for node-monitor-grace-period, then
+reads Ready=Unknown. The node lifecycle controller turns its conditions into taints (TaintNodesByCondition, and the NoExecute
 not-ready / unreachable taints of taint-based eviction), each stamped with the time it was
 added, which NoExecute tolerationSeconds count from. Taints the node declares keep the time
 they were first seen.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from fleetwarden.api.core import NO_EXECUTE, Taint
@@ -22,6 +23,8 @@ from fleetwarden.semantics.quantity import binary_si, decimal_si
 
 DEFAULT_NODE_ALLOCATABLE = {"cpu": "16", "memory": "64Gi", "pods": "110"}
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+# kube-controller-manager's --node-monitor-grace-period (40 s before Kubernetes 1.32).
+NODE_MONITOR_GRACE_PERIOD = timedelta(seconds=40)
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,6 @@ class NodeSpec:
         """Its labels, with the hostname label every kubelet sets."""
         return {HOSTNAME_LABEL: self.name, **self.labels}
 
-    def conditions(self) -> dict[str, str]:
-        """What the node's conditions read: Ready Unknown once its kubelet is unreachable."""
-        return {"Ready": "Unknown" if not self.reachable else str(self.ready)}
 
 
 class Node:
@@ -56,6 +56,9 @@ class Node:
         self.spec = spec
         self.created = created
         self.taints: list[Taint] = []
+        # Since when its kubelet has not reached the control plane, and its Ready status.
+        self.silent_since: datetime | None = None
+        self.ready_status = "True"
         self.info = NodeInfo.of(spec.name, spec.all_labels, (), spec.unschedulable,
                                 resource_amounts(spec.allocatable))  # fmt: skip
         self.update(spec, created)
@@ -71,15 +74,39 @@ class Node:
 
     @property
     def ready(self) -> bool:
-        return self.spec.ready and self.spec.reachable
+        return self.ready_status == "True"
+
+    @property
+    def turns_unknown_at(self) -> datetime | None:
+        """When the node lifecycle controller will find the silent node's status stale."""
+        if self.silent_since is None or self.ready_status == "Unknown":
+            return None
+        return self.silent_since + NODE_MONITOR_GRACE_PERIOD
+
+    def refresh(self, now: datetime) -> None:
+        """monitorNodeHealth: a node silent for node-monitor-grace-period turns Ready=Unknown."""
+        due = self.turns_unknown_at
+        if due is not None and now >= due:
+            self.update(self.spec, now)
+
+    def _ready_status(self, now: datetime) -> str:
+        """Ready as the kubelet last posted it, or Unknown once that is too old."""
+        if self.spec.reachable:
+            self.silent_since = None
+            return str(self.spec.ready)
+        self.silent_since = self.silent_since or now
+        if now >= self.silent_since + NODE_MONITOR_GRACE_PERIOD:
+            return "Unknown"
+        return self.ready_status if self.ready_status != "Unknown" else str(self.spec.ready)
 
     def update(self, spec: NodeSpec, now: datetime) -> None:
         """The node lifecycle controller's taints for the node's spec and conditions: a taint
         already there keeps its timeAdded."""
         self.spec = spec
+        self.ready_status = self._ready_status(now)
         added = {(t.key, t.value or "", t.effect): t.time_added for t in self.taints}
         wanted = [Taint(key=t.key, value=t.value, effect=t.effect) for t in spec.taints]
-        conditions = condition_taints(spec.conditions(), spec.unschedulable)
+        conditions = condition_taints({"Ready": self.ready_status}, spec.unschedulable)
         wanted += [Taint(key=key, effect=effect) for key, effect in conditions]
         self.taints = [
             t.model_copy(update={"time_added": added.get((t.key, t.value or "", t.effect), now)})
@@ -96,7 +123,7 @@ class Node:
             spec["taints"] = [t.to_dict() for t in self.taints]
         if self.spec.unschedulable:
             spec["unschedulable"] = True
-        ready = self.spec.conditions()["Ready"]
+        ready = self.ready_status
         return {
             "apiVersion": "v1",
             "kind": "Node",
