@@ -3,9 +3,10 @@
 A node is declared by a scenario (`NodeSpec`: labels, allocatable, taints, whether its kubelet
 reports Ready and reaches the control plane, spec.unschedulable). A node whose kubelet stops
 reaching the control plane keeps its last Ready status for node-monitor-grace-period, then
-reads Ready=Unknown. The node lifecycle controller turns its conditions into taints (TaintNodesByCondition, and the NoExecute
-not-ready / unreachable taints of taint-based eviction), each stamped with the time it was
-added, which NoExecute tolerationSeconds count from. Taints the node declares keep the time
+reads Ready=Unknown. The node lifecycle controller turns its conditions into taints
+(TaintNodesByCondition, and the NoExecute not-ready / unreachable taints of taint-based
+eviction), each stamped with the time it was added, which NoExecute tolerationSeconds count
+from. Taints the node declares keep the time
 they were first seen.
 """
 
@@ -45,7 +46,6 @@ class NodeSpec:
     def all_labels(self) -> dict[str, str]:
         """Its labels, with the hostname label every kubelet sets."""
         return {HOSTNAME_LABEL: self.name, **self.labels}
-
 
 
 class Node:
