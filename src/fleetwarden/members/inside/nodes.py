@@ -6,8 +6,7 @@ reaching the control plane keeps its last Ready status for node-monitor-grace-pe
 reads Ready=Unknown. The node lifecycle controller turns its conditions into taints
 (TaintNodesByCondition, and the NoExecute not-ready / unreachable taints of taint-based
 eviction), each stamped with the time it was added, which NoExecute tolerationSeconds count
-from. Taints the node declares keep the time
-they were first seen.
+from. Taints the node declares keep the time they were first seen.
 """
 
 from __future__ import annotations
