@@ -41,6 +41,9 @@ def test_statefulset_pods_keep_their_names_and_move_when_their_node_goes() -> No
     kube.set_nodes([NodeSpec("b")], T0 + timedelta(seconds=1))
     assert [name for name, _ in pods(kube)] == ["db-0", "db-1"]
     assert {node for _, node in pods(kube)} == {"b"}
+    kube.apply(workload("StatefulSet", "db", 3), T0 + timedelta(seconds=2))
+    kube.apply(workload("StatefulSet", "db", 1), T0 + timedelta(seconds=3))
+    assert pods(kube) == [("db-0", "b")]
 
 
 def test_a_tolerated_no_execute_taint_evicts_at_its_own_instant_even_when_synced_late() -> None:

@@ -31,7 +31,6 @@ from fleetwarden.members.inside.workloads import (
 )
 from fleetwarden.semantics.pod_scheduling import (
     PodNeeds,
-    matches_node,
     max_replicas,
     resource_amounts,
     select_node,
@@ -268,12 +267,15 @@ class MemberKube:
             if p.namespace == workload.namespace
             and (p.owner_kind, p.owner) == self._owner(workload, owner)
         ]  # fmt: skip
-        for pod in sorted(pods, key=_scale_down_order)[: max(len(pods) - want, 0)]:
-            self._delete(pod)
         if workload.shape.ordinals:
+            # A StatefulSet keeps ordinals 0..replicas-1, made again under their names.
             names = [f"{owner}-{i}" for i in range(want)]
+            extra = [p for p in pods if p.name not in names]
         else:
             names = [self._generate(owner) for _ in range(want - len(pods))]
+            extra = sorted(pods, key=_scale_down_order)[: max(len(pods) - want, 0)]
+        for pod in extra:
+            self._delete(pod)
         for name in names:
             if (workload.namespace, name) not in self.pods:
                 self._create(workload, owner, name, workload.shape.template, now)
@@ -291,9 +293,7 @@ class MemberKube:
             else:
                 placed.add(name)
         for name, node in sorted(self.nodes.items()):
-            if name in placed or template.needs.untolerated(node.info.taints) is not None:
-                continue
-            if matches_node(template.needs, name, node.info.labels):
+            if name not in placed and not template.needs.refusals(node.info):
                 pod_name = self._generate(workload.name)
                 self._create(workload, workload.name, pod_name, template.pinned(name), now)
 
