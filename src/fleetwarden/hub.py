@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fleetwarden.api.authorization import Authorizer
-from fleetwarden.api.karmada.work import Work
+from fleetwarden.api.karmada.work import ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.auth.bootstrap import karmada_policy, kubernetes_policy
 from fleetwarden.auth.pki import KeyPair
@@ -83,6 +83,10 @@ class Members(Protocol):
     def report(self, name: str) -> MemberReport | None: ...
 
     def delete_workload(self, name: str, work: Work) -> bool: ...
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """The member's karmada-scheduler-estimator; None where it has none."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -177,7 +181,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
             taint_manager_controller(),
             *detector_controllers(template_kinds),
         ]),
-        (KARMADA_SCHEDULER, scheduler_controller()),
+        (KARMADA_SCHEDULER, scheduler_controller(estimator=members.estimate_replicas)),
         *_under(KARMADA_CONTROLLER_MANAGER, [
             resource_binding_controller(),
             cluster_resource_binding_controller(),

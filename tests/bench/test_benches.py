@@ -34,6 +34,7 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["sqlite creates ", "cached gets ", "filtered lists ", "watch delivery ", "watch latency "],
     ),
     ("simulate_idle", ["--clusters=5", "--minutes=2"], ["wall time: ", "store writes: "]),
+    ("members", ["--members=4", "--nodes=10", "--pods=40", "--minutes=10"], ["wall time: "]),
     (
         "schedule",
         ["--clusters=40", "--policies=10", "--workloads=60"],

@@ -38,6 +38,7 @@ runs the very same agents for either.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -46,7 +47,7 @@ from typing import Any, Protocol, TypeGuard
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.karmada.work import ManifestStatus, Work
+from fleetwarden.api.karmada.work import ManifestStatus, ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
@@ -56,6 +57,9 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterVersion,
 )
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
+from fleetwarden.members.inside.nodes import NodeSpec
+from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.runtime.finalizers import handle_work_delete
 from fleetwarden.runtime.manager import (
     REQUEUE,
@@ -115,6 +119,10 @@ class MemberState:
     workload_ready_after: timedelta = timedelta(0)
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
     cluster_claims: Mapping[str, str] = field(default_factory=dict)
+    # With nodes, the member runs its workloads' pods on them (members/inside/).
+    nodes: tuple[NodeSpec, ...] | None = None
+    # How many Machines each of its MachineSets has made (they are named by that count).
+    machines_made: Mapping[str, int] = field(default_factory=dict)
 
 
 # The seam between the agents and the cluster they run for -----------------------------------------
@@ -183,6 +191,10 @@ class SimulatedCluster:
     applied: dict[str, _Applied] = field(default_factory=dict)
     # The probe and the report of `state`, made once: every status loop asks for them.
     _told: tuple[MemberState, Probe, MemberReport] | None = field(default=None, repr=False)
+    kube: MemberKube | None = None
+    _nodes: tuple[NodeSpec, ...] | None = None  # the declared nodes the member runs
+    # The workloads each Work (by uid) runs inside the member, with nodes.
+    workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
 
     @property
     def reaches_hub(self) -> bool:
@@ -192,7 +204,14 @@ class SimulatedCluster:
         return self._tell()[1]
 
     def report(self) -> MemberReport:
-        return self._tell()[2]
+        if self.kube is None:
+            return self._tell()[2]
+        allocatable, allocated, allocating = self.kube.resource_summary()
+        # Empty maps are left out, as the Go structs' omitempty leaves them.
+        return MemberReport(
+            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated or None,
+            allocating or None,
+        )  # fmt: skip
 
     def _tell(self) -> tuple[MemberState, Probe, MemberReport]:
         told, state = self._told, self.state
@@ -202,12 +221,36 @@ class SimulatedCluster:
             told = self._told = (state, probe, report)
         return told
 
+    def sync(self, now: datetime) -> datetime | None:
+        """Run the member's own control plane to `now` (with nodes); when it next changes
+        of itself."""
+        nodes = self.state.nodes
+        if nodes is None:
+            return None
+        if self.kube is None:
+            self.kube, self._nodes = MemberKube(nodes, now), nodes
+        self.kube.ready_after = self.state.workload_ready_after
+        self.kube.healthy = self.state.workloads_healthy
+        if nodes is not self._nodes:  # a step changed them
+            self.kube.set_nodes(nodes, now)
+            self._nodes = nodes
+        self.kube.sync(now)
+        return self.kube.next_change(now)
+
+    def estimate_replicas(self, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator's answer; None for a member without nodes."""
+        if self.kube is None:
+            return None
+        return self.kube.max_replicas(replica_needs(requirements))
+
     def cluster_claims(self) -> Mapping[str, str]:
         return self.state.cluster_claims
 
     def apply(self, work: Work, now: datetime) -> AppliedWork:
         """Apply a Work not applied yet, or changed since, as a new revision of its
         objects; they are healthy once `workload_ready_after` has passed since."""
+        if self.kube is not None:
+            return self._run(work, self.kube, now)
         uid, generation = work.metadata.uid or "", work.metadata.generation or 0
         applied = self.applied.get(uid)
         if applied is None or applied.work_generation != generation:
@@ -222,16 +265,42 @@ class SimulatedCluster:
             recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
         )
 
+    def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
+        """Apply a Work's workloads to the member's nodes and read them back as they run."""
+        objects: list[Mapping[str, Any] | None] = []
+        keys: list[WorkloadKey] = []
+        for manifest in work.spec.workload.manifests or []:
+            if manifest.get("kind") not in WORKLOAD_KINDS:
+                objects.append(_member_object(manifest, 1, healthy=True))
+                continue
+            keys.append(kube.apply(manifest, now))
+            objects.append(kube.workload_object(keys[-1], now))
+        self._forget(work.metadata.uid or "", keep=keys, now=now)
+        self.workloads[work.metadata.uid or ""] = keys
+        observed = tuple(json.dumps(o, sort_keys=True) for o in objects)
+        return AppliedWork(objects, observed=observed, recheck_at=kube.next_change(now))
+
+    def _forget(self, uid: str, keep: Collection[WorkloadKey], now: datetime) -> None:
+        """Delete what a Work ran that it no longer lists."""
+        gone = [key for key in self.workloads.pop(uid, []) if key not in keep]
+        if gone and self.kube is not None:
+            self.kube.remove(gone, now)
+
     def delete_workload(self, work: Work) -> bool:
         """False while the member cannot be reached."""
         if not self.state.reachable:
             return False
         self.applied.pop(work.metadata.uid or "", None)
+        if self.kube is not None:
+            self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
         return True
 
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
+        if self.kube is not None:
+            for uid in [uid for uid in self.workloads if uid not in live]:
+                self._forget(uid, keep=(), now=self.kube.now)
 
 
 @dataclass
@@ -255,6 +324,8 @@ class MemberAgents:
     """The agents of member clusters, as one controller keyed by member name; `register`
     gives the object an agent creates when its cluster is on the hub in neither dialect
     (karmada-agent's Pull Cluster unless told otherwise)."""
+
+    controller_name = "member-agents"
 
     def __init__(
         self, members: Mapping[str, MemberCluster], register: Registration | None = None
@@ -282,9 +353,13 @@ class MemberAgents:
         member = self.clusters.get(name)
         return member.delete_workload(work) if member else True
 
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """No scheduler-estimator runs beside these members: the general estimate only."""
+        return None
+
     def controller(self) -> Controller:
         return Controller(
-            name="member-agents",
+            name=self.controller_name,
             watches=[
                 Watches(CLUSTER, self._own_name),
                 Watches(MANAGED_CLUSTER, self._own_name),
@@ -347,10 +422,32 @@ class SimulatedFleet(MemberAgents):
         super().__init__(self.members)
 
     def set_state(self, name: str, state: MemberState) -> None:
+        """New switches; nodes change when the member's agents next run (enqueue them)."""
         self.members[name].state = state
 
     def state(self, name: str) -> MemberState:
         return self.members[name].state
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        """The member's own control plane runs to now, then its agents; they look again
+        when it next changes of itself."""
+        member = self.members.get(key)
+        changes = member.sync(ctx.clock.now()) if member is not None else None
+        result = super().reconcile(key, ctx)
+        if changes is None or result.requeue_after is None:
+            return result
+        return requeue_after(min(result.requeue_after, changes - ctx.clock.now()))
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator of a member with nodes; None for the others."""
+        member = self.members.get(name)
+        return member.estimate_replicas(requirements) if member is not None else None
+
+    def objects(self, name: str, now: datetime) -> list[dict[str, Any]]:
+        """Every object inside a member with nodes (Nodes, Pods, workloads), as of now."""
+        member = self.members[name]
+        member.sync(now)
+        return member.kube.objects(now) if member.kube is not None else []
 
 
 # karmada-agent ------------------------------------------------------------------------------------

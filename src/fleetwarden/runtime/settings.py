@@ -162,6 +162,7 @@ class Settings:
     cluster_lease_renew_interval_fraction: float = 0.25
     # karmada-scheduler: cmd/scheduler/app/options/options.go
     enable_empty_workload_propagation: bool = False
+    enable_scheduler_estimator: bool = False
     # karmada-webhook: cmd/webhook/app/options/options.go
     allow_no_execute_taint_policy: bool = False
     # Karmada <= v1.13, off unless given. Upstream defaulted them to 5m (controller

@@ -68,6 +68,7 @@ from fleetwarden.runtime.manager import (
 )
 from fleetwarden.runtime.metrics import RECONCILE_SCHEDULE, SCALE_SCHEDULE, seconds_since
 from fleetwarden.scheduling.karmada.cache import ClusterCache
+from fleetwarden.scheduling.karmada.estimator import AccurateEstimator
 from fleetwarden.scheduling.karmada.framework import (
     FitError,
     ScheduleError,
@@ -109,9 +110,12 @@ REPLICAS_CHANGED = "replicas scaled down or scaled up"
 Binding = ResourceBinding | ClusterResourceBinding
 
 
-def scheduler_controller(scheduler_name: str = DEFAULT_SCHEDULER) -> Controller:
-    """karmada-scheduler as a controller of the hub's manager."""
-    return Scheduler(scheduler_name).controller()
+def scheduler_controller(
+    scheduler_name: str = DEFAULT_SCHEDULER, estimator: AccurateEstimator | None = None
+) -> Controller:
+    """karmada-scheduler as a controller of the hub's manager; `estimator` reaches the
+    members' scheduler-estimators (asked with --enable-scheduler-estimator)."""
+    return Scheduler(scheduler_name, GenericScheduler(accurate=estimator)).controller()
 
 
 @dataclass
@@ -524,6 +528,7 @@ class _Pass:
             status,
             snapshot,
             empty_workload_propagation=self.ctx.settings.enable_empty_workload_propagation,
+            scheduler_estimator=self.ctx.settings.enable_scheduler_estimator,
             step=lambda name: self.ctx.metrics.schedule_step(name, self.ctx.clock),
         )
 
