@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from fleetwarden.api.errors import StatusError
+from fleetwarden.api.errors import NotFound, StatusError
 from fleetwarden.runtime.settings import (
     FeatureGates,
     LeaderElectionConfiguration,
@@ -191,6 +191,26 @@ class Storage:
         return store
 
 
+def publish_settings(store: CoreStore, settings: Settings) -> None:
+    """The ConfigMap karmada-system/fleetwarden-hub-settings: this hub's settings by flag
+    name, for `fleetwarden what-if` to run its copy of the fleet as the hub runs it."""
+    from fleetwarden.api.registry import REGISTRY
+    from fleetwarden.server.namespaces import ensure_namespace
+    from fleetwarden.sim.whatif import SETTINGS_CONFIGMAP, SETTINGS_NAMESPACE
+
+    ensure_namespace(store, SETTINGS_NAMESPACE)
+    meta = {"name": SETTINGS_CONFIGMAP, "namespace": SETTINGS_NAMESPACE}
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+                  "data": settings.to_flags()}  # fmt: skip
+    try:
+        current = store.get(REGISTRY.info("v1", "ConfigMap"), meta["name"], meta["namespace"])
+    except NotFound:
+        store.create(config_map)
+        return
+    meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+    store.update(config_map)
+
+
 class Hub:
     """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
 
@@ -251,6 +271,7 @@ class Hub:
             security=self.security,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
+        self.settings = settings
 
     def _controllers(self) -> dict[Lock | None, list[Controller]]:
         """The hub's controllers by lock, made anew at each call."""
@@ -314,6 +335,7 @@ class Hub:
         ensure_namespace(self.store, NAMESPACE_KARMADA_CLUSTER)
         for elector in self.electors:  # where each lock's Lease lives
             ensure_namespace(self.store, elector.namespace)
+        publish_settings(self.store, self.settings)
         self.server.start()
         self.driver.start()
         for elector in self.electors:

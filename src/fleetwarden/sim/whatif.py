@@ -144,8 +144,8 @@ def make_fault(
         kind,
         selector,
         tuple(names),
-        _duration("--at", at),
-        _duration("--for", lasts) if lasts is not None else None,
+        flag_duration("--at", at),
+        flag_duration("--for", lasts) if lasts is not None else None,
         parsed_taint,
     )
 
@@ -177,7 +177,7 @@ def parse_fault(text: str) -> Fault:
     return make_fault(kind, names=names, **options)
 
 
-def _duration(flag: str, text: str) -> timedelta:
+def flag_duration(flag: str, text: str) -> timedelta:
     try:
         return parse_duration(int(text) if text.isdigit() else text)
     except DurationError as exc:
@@ -432,6 +432,11 @@ class Waiting:
     start: float
     end: float | None
 
+    def to_dict(self) -> Obj:
+        retired = None if self.end is None else _at(self.end)
+        return {"workload": self.workload, "fromCluster": self.cluster, "reason": self.reason,
+                "since": _at(self.start), "retired": retired}  # fmt: skip
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -451,16 +456,7 @@ class Answer:
                 for m in self.moves
             ],
             "nowhereToGo": [vars(s) for s in self.stranded],
-            "evictionTasks": [
-                {
-                    "workload": w.workload,
-                    "fromCluster": w.cluster,
-                    "reason": w.reason,
-                    "since": _at(w.start),
-                    "retired": None if w.end is None else _at(w.end),
-                }
-                for w in self.evictions
-            ],  # fmt: skip
+            "evictionTasks": [w.to_dict() for w in self.evictions],
             "fleetProtection": self.protection,
         }
 
