@@ -415,11 +415,16 @@ class Move:
 
 @dataclass(frozen=True)
 class Stranded:
-    """A workload with nowhere (or not enough room) to go at the end of the run."""
+    """A workload that had nowhere to go: on no cluster from `start` to `end` (None: still
+    at the end of the run)."""
 
     workload: str
-    reason: str
-    message: str
+    start: float
+    end: float | None
+
+    def to_dict(self) -> Obj:
+        end = None if self.end is None else _at(self.end)
+        return {"workload": self.workload, "since": _at(self.start), "until": end}
 
 
 @dataclass(frozen=True)
@@ -455,7 +460,7 @@ class Answer:
                 {"at": _at(m.at), "workload": m.workload, "from": m.before, "to": m.after}
                 for m in self.moves
             ],
-            "nowhereToGo": [vars(s) for s in self.stranded],
+            "nowhereToGo": [s.to_dict() for s in self.stranded],
             "evictionTasks": [w.to_dict() for w in self.evictions],
             "fleetProtection": self.protection,
         }
@@ -480,14 +485,27 @@ def answer(scenario: Mapping[str, Any], recording: Mapping[str, Any], objects: l
         [str(scenario["spec"]["description"])],
         float(recording["end"]),
         sorted(moves, key=lambda m: (m.at, m.workload)),
-        [s for obj in objects if (s := _stranded(obj)) is not None],
+        sorted(_stranded(recording), key=lambda s: (s.start, s.workload)),
         sorted(evictions, key=lambda w: (w.start, w.workload, w.cluster)),
         protection,
     )
 
 
-def _stranded(obj: Mapping[str, Any]) -> Stranded | None:
-    """A binding not scheduled (NoClusterFit, Unschedulable), a Placement not satisfied."""
+def _stranded(recording: Mapping[str, Any]) -> list[Stranded]:
+    """Each time a workload placed somewhere was left on no cluster, and until when."""
+    stranded = []
+    for lane in recording["workloads"]:
+        placements = lane["placements"]
+        for i, placement in enumerate(placements):
+            if i and not placement["clusters"] and placements[i - 1]["clusters"]:
+                end = placements[i + 1]["at"] if i + 1 < len(placements) else None
+                stranded.append(Stranded(lane["name"], placement["at"], end))
+    return stranded
+
+
+def _unscheduled(obj: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A binding not scheduled (NoClusterFit, Unschedulable), a Placement not satisfied:
+    its condition and reason."""
     kind = obj.get("kind")
     condition = {
         "ResourceBinding": "Scheduled",
@@ -498,9 +516,7 @@ def _stranded(obj: Mapping[str, Any]) -> Stranded | None:
         return None
     for c in (obj.get("status") or {}).get("conditions") or []:
         if c.get("type") == condition and c.get("status") == "False":
-            meta = obj["metadata"]
-            name = "/".join(p for p in (meta.get("namespace"), meta["name"]) if p)
-            return Stranded(f"{kind} {name}", str(c.get("reason", "")), str(c.get("message", "")))
+            return condition, str(c.get("reason", ""))
     return None
 
 
@@ -513,7 +529,11 @@ def answer_text(result: Answer) -> str:
         for m in result.moves
     ] or ["  none"]
     lines += ["", f"nowhere to go ({len(result.stranded)}):"]
-    lines += [f"  {s.workload}: {s.reason}: {s.message}" for s in result.stranded] or ["  none"]
+    lines += [
+        f"  {_at(s.start):>8}  {s.workload}: "
+        + ("still at the end" if s.end is None else f"until {_at(s.end)}")
+        for s in result.stranded
+    ] or ["  none"]
     lines += ["", f"eviction tasks ({len(result.evictions)}):"]
     lines += [f"  {_at(w.start):>8}  {w.workload}: {_waited(w)}" for w in result.evictions] or [
         "  none"
@@ -558,7 +578,11 @@ def export(scenario: Mapping[str, Any], objects: list[Obj], result: Answer) -> O
         and _workload_name(obj) in touched
         for e in _binding_expectations(obj)
     ]
-    expect += [_condition_expectation(obj) for obj in objects if _stranded(obj) is not None]
+    expect += [
+        _condition_expectation(obj, *unscheduled)
+        for obj in objects
+        if (unscheduled := _unscheduled(obj)) is not None
+    ]
     spec = {**scenario["spec"], "expect": expect}
     return {**scenario, "spec": spec}
 
@@ -588,14 +612,11 @@ def _binding_expectations(binding: Mapping[str, Any]) -> list[Obj]:
     ]  # fmt: skip
 
 
-def _condition_expectation(obj: Mapping[str, Any]) -> Obj:
-    stranded = _stranded(obj)
-    assert stranded is not None
-    condition = "PlacementSatisfied" if obj["kind"] == "Placement" else "Scheduled"
+def _condition_expectation(obj: Mapping[str, Any], condition: str, reason: str) -> Obj:
     return {
         "object": _ref(obj),
         "query": f"status.conditions[?type=='{condition}'].[status, reason] | [0]",
-        "equals": ["False", stranded.reason],
+        "equals": ["False", reason],
     }
 
 
