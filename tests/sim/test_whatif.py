@@ -4,13 +4,15 @@ become steps, and the answer and the export say what the run saw."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fleetwarden.sim.runner import Report, Simulation
-from fleetwarden.sim.scenario import parse
+from fleetwarden.sim.scenario import load, parse
 from fleetwarden.sim.whatif import (
     StoreSource,
     WhatIfError,
@@ -29,6 +31,7 @@ SETTINGS = {
     "enable-no-execute-taint-eviction": "true",
     "allow-no-execute-taint-policy": "true",
 }
+EXAMPLES = Path(__file__).parents[2] / "examples" / "scenarios"
 BINDING = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding"}
 
 
@@ -259,3 +262,27 @@ def test_a_fault_on_no_cluster_of_the_hub_is_refused() -> None:
         with pytest.raises(WhatIfError) as caught:
             build_scenario(fleet, [fault], {}, hub.clock.now())
         assert message in str(caught.value)
+
+
+def test_managed_clusters_no_fault_hits_keep_their_claims_and_placements() -> None:
+    scenario = load(str(EXAMPLES / "ocm-placement-predicates.yaml"))
+    hub = Simulation(replace(scenario, steps=[], expect=[], until=timedelta(seconds=30)))
+    hub.run()
+    fleet = copy_fleet(StoreSource(hub.store))
+    fault = make_fault("unreachable", names=["cluster5"])
+    doc = build_scenario(fleet, [fault], scenario.settings.to_flags(), hub.clock.now())
+    assert list(doc["spec"]["members"]) == ["cluster5"]
+    report = Simulation(parse(doc, "what-if")).run()
+    result = answer(doc, report.recording, report.objects, report.timeline)
+    # Only placement1 (vendor=OpenShift) had cluster5, unavailable after five lease
+    # durations (5 x 60s); the claim-selecting Placements keep theirs.
+    assert [(m.at, m.workload, sorted(m.after)) for m in result.moves] == [
+        (300.0, "Placement ns1/placement1", ["cluster1", "cluster2", "cluster3"])
+    ]
+    claims = {
+        o["metadata"]["name"]: o["status"].get("clusterClaims")
+        for o in report.objects
+        if o["kind"] == "ManagedCluster"
+    }
+    assert claims["cluster1"] == [{"name": "region.open-cluster-management.io",
+                                   "value": "us-west-1"}]  # fmt: skip

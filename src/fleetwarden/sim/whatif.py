@@ -2,8 +2,9 @@
 virtual clock, and what would happen read off the run.
 
 What is copied (through the API, as the user may read it): Clusters and ManagedClusters
-with their spec (taints with timeAdded) and status (conditions), each backed by a
-simulated member that is reachable and ready as the cluster is now, with its allocatable;
+with their spec (taints with timeAdded) and status (conditions, claims); each Cluster, and
+each ManagedCluster a fault hits, backed by a simulated member that is reachable and ready
+as the cluster is now, with its allocatable (the other ManagedClusters stay as reported);
 the Leases of Pull clusters (karmada-cluster) and of ManagedClusters; ClusterTaintPolicies,
 (Cluster)PropagationPolicies, (Cluster)OverridePolicies; ManagedClusterSets, their
 bindings, Placements, PlacementDecisions and AddOnPlacementScores; ResourceBindings and
@@ -14,7 +15,8 @@ go on; the resource templates the policies select or the bindings name; the name
 all of them.
 
 What is not: Works (the binding controller makes them again from the bindings, and the
-simulated members apply them at once), Events, RBAC, members' own objects (nodes, pods),
+simulated members apply them at once), the ClusterClaims of a ManagedCluster a fault hits
+(a simulated member reports none), Events, RBAC, members' own objects (nodes, pods),
 objects being deleted (copied as if not), uids, resourceVersions and owner references
 (the controllers set their own).
 """
@@ -55,6 +57,9 @@ POLICIES = (
 FLEET_KINDS = (
     CLUSTER,
     MANAGED_CLUSTER,
+    # Their Available condition gives the ManagedCluster its feature.open-cluster-management.io
+    # labels, which Placements select by.
+    ("addon.open-cluster-management.io/v1alpha1", "ManagedClusterAddOn"),
     ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy"),
     *POLICIES,
     ("policy.karmada.io/v1alpha1", "OverridePolicy"),
@@ -319,8 +324,10 @@ def build_scenario(
 ) -> Obj:
     """The scenario document (spec/scenario.md): the fleet at t=0, each fault a step."""
     steps: dict[timedelta, Obj] = {}
+    faulted: set[str] = set()
     for fault in faults:
         clusters = selected_clusters(fleet, fault)
+        faulted.update(clusters)
         _fault_step(steps, fault.at, fleet, fault, clusters, begins=True)
         if fault.lasts is not None:
             _fault_step(steps, fault.at + fault.lasts, fleet, fault, clusters, begins=False)
@@ -336,11 +343,23 @@ def build_scenario(
             "description": "; ".join(f.describe(selected_clusters(fleet, f)) for f in faults),
             "startTime": format_time(start),
             "settings": dict(settings),
-            "members": fleet.members,
+            "members": _members(fleet, faulted),
             "objects": fleet.objects,
             "steps": [{"at": format_duration(at), **steps[at]} for at in sorted(steps)],
             "until": format_duration(run_until),
         },
+    }
+
+
+def _members(fleet: Fleet, faulted: set[str]) -> Obj:
+    """The simulated members: every Karmada cluster (its member applies the Works and says
+    when workloads are healthy), and the ManagedClusters a fault hits. The other
+    ManagedClusters stay reported as they are, with their agents' ClusterClaims, which a
+    simulated member would not report."""
+    return {
+        name: state
+        for name, state in fleet.members.items()
+        if name in faulted or fleet.clusters[name]["kind"] == "Cluster"
     }
 
 
