@@ -36,8 +36,10 @@ BINDING = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding"}
 
 
 def cluster(name: str, **labels: str) -> dict[str, Any]:
+    """A Pull cluster; its region label is its spec.region too."""
     meta: dict[str, Any] = {"name": name, **({"labels": labels} if labels else {})}
-    return {**CLUSTER, "metadata": meta, "spec": {"syncMode": "Pull"}}
+    region = {"region": labels["region"]} if "region" in labels else {}
+    return {**CLUSTER, "metadata": meta, "spec": {"syncMode": "Pull", **region}}
 
 
 def deployment(name: str, replicas: int) -> dict[str, Any]:
@@ -177,11 +179,11 @@ def test_clusters_come_as_they_are_and_eviction_tasks_in_progress_go_on() -> Non
 
 def test_a_lost_region_moves_what_it_can_and_strands_the_rest() -> None:
     hub = live_hub([], "2m")
-    fault = parse_fault("unreachable -l region=eu-west --at 1m --for 15m")
+    fault = parse_fault("unreachable --region eu-west --at 1m --for 15m")
     doc, report = what_if(hub, fault)
     result = answer(doc, report.recording, report.objects, report.timeline)
     assert result.faults == [
-        "unreachable region=eu-west (2 clusters: member1, member2) at 1m0s for 15m0s"
+        "unreachable region eu-west (2 clusters: member1, member2) at 1m0s for 15m0s"
     ]
     moved = [(m.at, m.workload, m.after) for m in result.moves]
     # Lost at 1m40s (the 40s grace period of Pull clusters); the taint manager evicts at
@@ -237,7 +239,7 @@ def test_a_taint_fault_is_added_then_taken_off_keeping_the_clusters_spec() -> No
 @pytest.mark.parametrize(
     ("make", "message"),
     [
-        (lambda: make_fault("unreachable"), "which clusters? give -l SELECTOR or cluster names"),
+        (lambda: make_fault("unreachable"), "which clusters? give cluster names, -l SELECTOR"),
         (lambda: make_fault("melt", names=["a"]), "unknown fault 'melt'"),
         (lambda: make_fault("unreachable", selector="region in (a"), "-l 'region in (a'"),
         (lambda: make_fault("unreachable", names=["a"], at="soon"), "--at 'soon'"),
@@ -258,6 +260,7 @@ def test_a_fault_on_no_cluster_of_the_hub_is_refused() -> None:
     for fault, message in [
         (make_fault("unreachable", names=["member9"]), "no cluster named member9 on the hub"),
         (make_fault("unreachable", selector="region=mars"), "no cluster matches 'region=mars'"),
+        (make_fault("cordon", region="mars"), "no cluster matches region 'mars'"),
     ]:
         with pytest.raises(WhatIfError) as caught:
             build_scenario(fleet, [fault], {}, hub.clock.now())

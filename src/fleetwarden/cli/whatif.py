@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -40,6 +41,10 @@ def what_if(
         str | None,
         typer.Option("--selector", "-l", help="The clusters by label, e.g. region=eu-west."),
     ] = None,
+    region: Annotated[
+        str | None,
+        typer.Option("--region", help="The Karmada clusters of this region (spec.region)."),
+    ] = None,
     at: Annotated[str, typer.Option("--at", help="When the fault begins, e.g. 2m.")] = "0s",
     lasts: Annotated[
         str | None, typer.Option("--for", help="How long it lasts (default: to the end).")
@@ -48,7 +53,7 @@ def what_if(
         list[str] | None,
         typer.Option(
             "--fault",
-            help='One more fault, in the same words: "unreachable -l region=eu-west --at 5m '
+            help='One more fault, in the same words: "unreachable --region eu-west --at 5m '
             '--for 15m", "taint maintenance:NoExecute member3 --at 1m". Repeatable.',
         ),
     ] = None,
@@ -96,7 +101,8 @@ def what_if(
     if output not in ("text", "json"):
         fail(f'unknown output format "{output}": use text or json')
     try:
-        wanted = _faults(clusters, selector, unreachable, not_ready, cordon, taint, at, lasts)
+        chosen = _Chosen(clusters or [], selector or "", region or "")
+        wanted = _faults(chosen, unreachable, not_ready, cordon, taint, at, lasts)
         wanted += _more_faults(faults or [])
         if not wanted:
             fail("what fault? give --unreachable, --not-ready, --cordon, --taint or --fault")
@@ -123,9 +129,17 @@ def what_if(
         typer.echo(answer_text(result))
 
 
+@dataclass(frozen=True)
+class _Chosen:
+    """The clusters the flags' fault hits: by name, by label, by region."""
+
+    names: list[str]
+    selector: str
+    region: str
+
+
 def _faults(
-    names: list[str] | None,
-    selector: str | None,
+    chosen: _Chosen,
     unreachable: bool,
     not_ready: bool,
     cordon: bool,
@@ -139,8 +153,9 @@ def _faults(
     flags = {"unreachable": unreachable, "not-ready": not_ready, "cordon": cordon}
     kinds = [kind for kind, on in flags.items() if on] + (["taint"] if taint else [])
     fault = functools.partial(
-        make_fault, selector=selector or "", names=names or [], at=at, lasts=lasts, taint=taint
-    )
+        make_fault, selector=chosen.selector, names=chosen.names, region=chosen.region, at=at,
+        lasts=lasts, taint=taint,
+    )  # fmt: skip
     return [fault(kind) for kind in kinds]
 
 

@@ -111,13 +111,15 @@ class Fault:
     kind: str  # one of FAULT_KINDS
     selector: str = ""
     names: tuple[str, ...] = ()
+    region: str = ""  # a Karmada Cluster's spec.region
     at: timedelta = timedelta(0)
     lasts: timedelta | None = None
     taint: Obj | None = None  # for "taint"
 
     def describe(self, clusters: Sequence[str]) -> str:
         what = self.kind if self.taint is None else f"taint {_taint_text(self.taint)}"
-        chosen = self.selector or ",".join(self.names)
+        parts = (f"region {self.region}" if self.region else "", self.selector, *self.names)
+        chosen = " ".join(part for part in parts if part)
         when = f"at {format_duration(self.at)}"
         if self.lasts is not None:
             when += f" for {format_duration(self.lasts)}"
@@ -129,6 +131,7 @@ def make_fault(
     *,
     selector: str = "",
     names: Sequence[str] = (),
+    region: str = "",
     at: str = "0s",
     lasts: str | None = None,
     taint: str | None = None,
@@ -137,8 +140,10 @@ def make_fault(
     the taint is `key[=value]:Effect`."""
     if kind not in FAULT_KINDS:
         raise WhatIfError(f"unknown fault {kind!r}: use one of {', '.join(FAULT_KINDS)}")
-    if not selector and not names:
-        raise WhatIfError(f"{kind}: which clusters? give -l SELECTOR or cluster names")
+    if not selector and not names and not region:
+        raise WhatIfError(
+            f"{kind}: which clusters? give cluster names, -l SELECTOR or --region REGION"
+        )
     if selector:
         try:
             parse_selector(selector)
@@ -149,6 +154,7 @@ def make_fault(
         kind,
         selector,
         tuple(names),
+        region,
         flag_duration("--at", at),
         flag_duration("--for", lasts) if lasts is not None else None,
         parsed_taint,
@@ -168,7 +174,8 @@ def parse_fault(text: str) -> Fault:
         if not rest:
             raise WhatIfError("--fault taint: needs KEY[=VALUE]:EFFECT")
         options["taint"], rest = rest[0], rest[1:]
-    flags = {"-l": "selector", "--selector": "selector", "--at": "at", "--for": "lasts"}
+    flags = {"-l": "selector", "--selector": "selector", "--region": "region", "--at": "at",
+             "--for": "lasts"}  # fmt: skip
     while rest:
         word = rest.pop(0)
         if word in flags:
@@ -176,7 +183,9 @@ def parse_fault(text: str) -> Fault:
                 raise WhatIfError(f"--fault {text!r}: {word} needs a value")
             options[flags[word]] = rest.pop(0)
         elif word.startswith("-"):
-            raise WhatIfError(f"--fault {text!r}: unknown flag {word}; use -l, --at, --for")
+            raise WhatIfError(
+                f"--fault {text!r}: unknown flag {word}; use -l, --region, --at, --for"
+            )
         else:
             names.append(word)
     return make_fault(kind, names=names, **options)
@@ -369,6 +378,12 @@ def selected_clusters(fleet: Fleet, fault: Fault) -> list[str]:
     if unknown:
         raise WhatIfError(f"{fault.kind}: no cluster named {', '.join(unknown)} on the hub")
     chosen = set(fault.names)
+    if fault.region:
+        chosen |= {
+            name
+            for name, cluster in fleet.clusters.items()
+            if (cluster.get("spec") or {}).get("region") == fault.region
+        }
     if fault.selector:
         selector = parse_selector(fault.selector)
         chosen |= {
@@ -384,7 +399,8 @@ def selected_clusters(fleet: Fleet, fault: Fault) -> list[str]:
                 "taint them NoSelect instead (--taint KEY:NoSelect)"
             )
     if not chosen:
-        raise WhatIfError(f"{fault.kind}: no cluster matches {fault.selector!r}")
+        which = f"region {fault.region!r}" if fault.region else repr(fault.selector)
+        raise WhatIfError(f"{fault.kind}: no cluster matches {which}")
     return sorted(chosen)
 
 
