@@ -15,12 +15,15 @@ import yaml
 from typer.testing import CliRunner
 
 from fleetwarden.admission import default_chain
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.cli import app
 from fleetwarden.cli.up import publish_settings
 from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.settings import Settings
 from fleetwarden.server import Server, create_app
 from fleetwarden.sim.runner import Simulation
 from fleetwarden.sim.scenario import load
+from fleetwarden.store import MemoryStore
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "scenarios" / "graceful-failover.yaml"
 runner = CliRunner()
@@ -127,3 +130,16 @@ def test_refused_with_the_flag_named(kubeconfig: str, args: list[str], message: 
     assert code == 1
     assert message in err
     assert out == ""
+
+
+def test_the_settings_configmap_is_written_again_with_each_start() -> None:
+    store = MemoryStore()
+    publish_settings(store, Settings())
+    given = Settings.from_flags(
+        {"feature-gates": "Failover=true", "graceful-eviction-timeout": "2m"}
+    )
+    publish_settings(store, given)
+    config_map = store.get(REGISTRY.info("v1", "ConfigMap"), "fleetwarden-hub-settings",
+                           "karmada-system")  # fmt: skip
+    assert config_map["data"]["graceful-eviction-timeout"] == "2m0s"
+    assert Settings.from_flags(config_map["data"]) == given
