@@ -5,6 +5,7 @@ hub's settings read from its ConfigMap, the export, and refusals before any run.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from test_simulate_progress import on_a_terminal  # tests/cli, next to this file
 from typer.testing import CliRunner
 
 from fleetwarden.admission import default_chain
@@ -113,6 +115,20 @@ def test_json_and_an_export_that_simulate_passes(
     checked = runner.invoke(app, ["simulate", str(exported)])
     assert checked.exit_code == 0, checked.stdout
     assert ": 3 passed, 0 failed" in checked.stdout.splitlines()[0]
+
+
+def test_a_terminal_sees_the_virtual_time_reached_and_json_no_bar(
+    simulated_hub: Simulation, kubeconfig: str
+) -> None:
+    publish_settings(simulated_hub.store, simulated_hub.scenario.settings)
+    env = {**os.environ, "KUBECONFIG": kubeconfig}
+    output, shown = on_a_terminal("what-if", "member3", "--cordon", env=env)
+    assert output.startswith("what-if: cordon member3 ")
+    assert "what-if 0s / 10m0s" in shown
+    assert "what-if 10m0s / 10m0s" in shown.rstrip().rpartition("\r")[2]
+    output, shown = on_a_terminal("what-if", "member3", "--cordon", "-o", "json", env=env)
+    assert json.loads(output)["moves"] == []
+    assert shown == ""
 
 
 @pytest.mark.parametrize(
