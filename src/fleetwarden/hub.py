@@ -30,6 +30,7 @@ from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
 from fleetwarden.controllers.certificates.token_cleaner import token_cleaner_controller
 from fleetwarden.controllers.karmada import agent_csr_approving
+from fleetwarden.controllers.karmada.application_failover import application_failover_controllers
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
     resource_binding_controller,
@@ -44,6 +45,7 @@ from fleetwarden.controllers.karmada.cluster_taint_policy import cluster_taint_p
 from fleetwarden.controllers.karmada.detector import detector_controllers
 from fleetwarden.controllers.karmada.execution import execution_controller
 from fleetwarden.controllers.karmada.graceful_eviction import graceful_eviction_controllers
+from fleetwarden.controllers.karmada.region_disruption import region_disruption_controller
 from fleetwarden.controllers.karmada.taint_manager import taint_manager_controller
 from fleetwarden.controllers.ocm import cluster_rbac as ocm_cluster_rbac
 from fleetwarden.controllers.ocm.addon import (
@@ -170,6 +172,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
         *_under(KARMADA_CONTROLLER_MANAGER, [
             ClusterStatusController(members.probe, members.report).controller(),
             cluster_controller(members.backs),
+            region_disruption_controller(),
             cluster_taint_policy_controller(),
             taint_manager_controller(),
             *detector_controllers(template_kinds),
@@ -182,6 +185,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
             resource_binding_status_controller(),
             cluster_resource_binding_status_controller(),
             *graceful_eviction_controllers(),
+            *application_failover_controllers(),
         ]),
     ]  # fmt: skip
 

@@ -36,7 +36,7 @@ def whole(flag: str, text: str) -> bool:
 
 
 @pytest.mark.parametrize("columns", WIDTHS)
-@pytest.mark.parametrize("name", ["up", "agent", "simulate", "get"])
+@pytest.mark.parametrize("name", ["up", "agent", "simulate", "get", "explain"])
 def test_help_shows_every_flag_name_whole(name: str, columns: str) -> None:
     result = runner.invoke(app, [name, "--help"], env={"COLUMNS": columns})
     assert result.exit_code == 0

@@ -245,6 +245,35 @@ def test_describe_shows_the_object_and_the_events_about_it(
     )
 
 
+def test_describe_of_a_cluster_shows_its_regions_state(run: Any, hub: Client) -> None:
+    from fleetwarden.controllers.karmada.region_disruption import (
+        CONFIG_MAP,
+        STATUS_NAME,
+        Region,
+        RegionStatus,
+    )
+    from fleetwarden.semantics.region_disruption import Pace, RegionState
+
+    hub.create(cluster(region="eu-west"))
+    hub.create(cluster("member2"))
+    assert "Region:       eu-west: Normal" in run("describe", "cluster", "member1").lines
+    since = datetime(2025, 1, 1, 0, 2, tzinfo=UTC)
+    partial = Region(RegionState.PARTIAL_DISRUPTION, 12, 7, Pace.SLOWED, 0.1, since)
+    hub.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "karmada-system"}})
+    hub.create(
+        {"apiVersion": CONFIG_MAP.api_version, "kind": CONFIG_MAP.kind,
+         "metadata": {"name": STATUS_NAME, "namespace": "karmada-system"},
+         "data": RegionStatus({"eu-west": partial}).to_data()}
+    )  # fmt: skip
+    lines = run("describe", "cluster").lines
+    assert [line for line in lines if line.startswith("Region:")] == [
+        "Region:       eu-west: PartialDisruption since 2025-01-01T00:02:00Z: 7 of 12 clusters "
+        "not Ready; evictions slowed to 0.1/s",
+        'Region:       "": Normal',
+    ]
+    assert lines[lines.index('Region:       "": Normal') + 1] == "Events:       <none>"
+
+
 def test_describe_without_names_describes_every_object(run: Any, hub: Client) -> None:
     hub.create(deployment("web"))
     hub.create(deployment("db"))

@@ -69,7 +69,7 @@ def test_help_imports_neither_the_hub_nor_the_client() -> None:
 
 
 def test_a_subcommands_help_imports_neither_the_hub_nor_the_client() -> None:
-    for command in (["up"], ["agent"], ["token", "create"], ["get"]):
+    for command in (["up"], ["agent"], ["token", "create"], ["get"], ["explain"]):
         assert loaded(imported(*command, "--help"), HUB + CLIENT) == [], command
 
 

@@ -396,3 +396,15 @@ def test_examples_pass() -> None:
     for path in sorted(EXAMPLES.glob("*.yaml")):
         result = CliRunner().invoke(app, ["simulate", str(path)])
         assert result.exit_code == 0, (path.name, result.stdout, result.stderr)
+
+
+def test_a_query_that_fails_on_the_state_fails_its_expectation(tmp_path: Path) -> None:
+    file = tmp_path / "query.yaml"
+    expect = {"object": {**CLUSTER, "name": "member1"}, "query": "sort(spec.absent)"}
+    file.write_text(
+        json.dumps(scenario(objects=[push_cluster("member1")], expect=[{**expect, "equals": []}]))
+    )
+    result = CliRunner().invoke(app, ["simulate", str(file), "-o", "json"])
+    assert result.exit_code == 1, result.output
+    actual = json.loads(result.stdout)["results"][0]["actual"]
+    assert actual.startswith("query error: In function sort(), invalid type for value: None")

@@ -140,6 +140,22 @@ def test_a_graceful_failover_is_scheduled_evicted_and_timed_in_virtual_time() ->
     assert got[("eviction_queue_depth", (("name", "binding-eviction"),))] == 0
 
 
+def test_regions_are_gauged_as_kube_gauges_zones() -> None:
+    simulation = Simulation(load(str(EXAMPLES / "fleet-protection-three-regions-partly-lost.yaml")))
+    assert simulation.run().failed == 0
+    got = samples(simulation.driver.manager.metrics)
+    gauges = ("region_size", "region_health", "unhealthy_clusters_in_region")
+    by_region = {
+        region: tuple(got[(f"cluster_collector_{g}", (("region", region),))] for g in gauges)
+        for region in ("eu-west", "ap-south", "us-west")
+    }
+    # At the end ap-south-2 is back: two of its four clusters are down.
+    assert by_region == {"eu-west": (5, 40, 3), "ap-south": (4, 50, 2), "us-west": (4, 100, 0)}
+    # The slowed regions' evictions are counted with the others.
+    evicted = (("name", "binding-eviction"), ("result", "success"))
+    assert got[("eviction_processing_total", evicted)] == 5
+
+
 def test_the_hub_serves_its_metrics_with_the_clusters_it_knows(
     tmp_path: Path, admin_client: Callable[[Hub], Client]
 ) -> None:

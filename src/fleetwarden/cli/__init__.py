@@ -12,6 +12,7 @@ from fleetwarden.cli import (
     cordon,
     delete,
     describe,
+    explain,
     get,
     simulate,
     taint,
@@ -39,6 +40,7 @@ app.command(name="validate", no_args_is_help=True)(validate.validate)
 # Talking to a hub, as kubectl and karmadactl do.
 app.command(name="get", no_args_is_help=True)(get.get)
 app.command(name="describe", no_args_is_help=True)(describe.describe)
+app.command(name="explain", no_args_is_help=True)(explain.explain)
 app.command(name="apply")(apply.apply)
 app.command(name="delete")(delete.delete)
 app.command(name="what-if", no_args_is_help=True)(whatif.what_if)

@@ -57,15 +57,21 @@ def describe(
             kind = {"apiVersion": info.api_version, "kind": info.kind}
             objects = [{**kind, **item} for item in client.list(info, ns or None)["items"]]
         now = datetime.now(UTC)
-        texts = [describe_object(obj, events_of(client, obj), now) for obj in objects]
+        texts = [
+            describe_object(obj, events_of(client, obj), now, region_lines(client, obj))
+            for obj in objects
+        ]
         if texts:
             typer.echo("\n\n".join(texts), nl=False)
         if errors:
             fail_with(errors)
 
 
-def describe_object(obj: Mapping[str, Any], events: list[Obj], now: datetime) -> str:
-    """genericDescriber.Describe: the tabwriter lays out each part up to a flush."""
+def describe_object(
+    obj: Mapping[str, Any], events: list[Obj], now: datetime, extra: list[str] | None = None
+) -> str:
+    """genericDescriber.Describe: the tabwriter lays out each part up to a flush; `extra`
+    lines go between the object's content and its Events."""
     metadata = obj.get("metadata") or {}
     head = [
         f"Name:\t{metadata.get('name', '')}",
@@ -73,6 +79,7 @@ def describe_object(obj: Mapping[str, Any], events: list[Obj], now: datetime) ->
         *_multiline("Labels", metadata.get("labels"), _label_lines),
         *_multiline("Annotations", _annotations(metadata), _annotation_lines),
         *content_lines(obj),
+        *(extra or []),
     ]
     if not events:
         return tabbed("\n".join([*head, "Events:\t<none>", ""]))
@@ -115,6 +122,33 @@ def events_of(client: Client, obj: Mapping[str, Any]) -> list[Obj]:
         token = (page.get("metadata") or {}).get("continue") or None
         if token is None:
             return events
+
+
+def region_lines(client: Client, obj: Mapping[str, Any]) -> list[str]:
+    """A Karmada Cluster's region and its state (fleet protection), from the hub's
+    karmada-system/cluster-region-status; none for other objects."""
+    if obj.get("kind") != "Cluster" or not str(obj.get("apiVersion")).startswith(
+        "cluster.karmada.io/"
+    ):
+        return []
+    from fleetwarden.api.errors import NotFound
+    from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_SYSTEM
+    from fleetwarden.controllers.karmada.region_disruption import (
+        CONFIG_MAP,
+        STATUS_NAME,
+        RegionStatus,
+        describe_region,
+        region_name,
+    )
+
+    region = (obj.get("spec") or {}).get("region") or ""
+    try:
+        stored = client.get(CONFIG_MAP, STATUS_NAME, NAMESPACE_KARMADA_SYSTEM)
+    except NotFound:
+        stored = {}  # never disrupted: every region Normal
+    except StatusError as exc:
+        return [f"Region:\t{region_name(region)}: state unknown ({exc.message})"]
+    return [f"Region:\t{describe_region(region, RegionStatus.from_data(stored.get('data')))}"]
 
 
 def _annotations(metadata: Mapping[str, Any]) -> dict[str, str]:

@@ -51,6 +51,8 @@ CLUSTER_BINDING_EVICTION = "cluster-binding-eviction"
 PLACEMENT_SCHEDULING = "placement_scheduling"
 
 MEMBER_CLUSTER = "member_cluster"
+# The fleet protection's gauges, named after kube's node lifecycle controller's subsystem.
+CLUSTER_COLLECTOR = "cluster_collector"
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> tuple[float, ...]:
@@ -95,6 +97,21 @@ class Metrics:
             "eviction_processing_total", "Total number of evictions processed",
             ["name", "result"], registry=r,
         )  # fmt: skip
+        # Fleet protection: each region's clusters, as kube's node_collector_zone_* gauges.
+        self.region_size = Gauge(
+            "region_size", "Gauge measuring number of registered Clusters per region.",
+            ["region"], subsystem=CLUSTER_COLLECTOR, registry=r,
+        )  # fmt: skip
+        self.region_health = Gauge(
+            "region_health", "Gauge measuring percentage of healthy clusters per region.",
+            ["region"], subsystem=CLUSTER_COLLECTOR, registry=r,
+        )  # fmt: skip
+        self.unhealthy_clusters_in_region = Gauge(
+            "unhealthy_clusters_in_region",
+            "Gauge measuring number of not Ready Clusters per region.",
+            ["region"], subsystem=CLUSTER_COLLECTOR, registry=r,
+        )  # fmt: skip
+        self._regions: set[str] = set()
         # karmada-scheduler
         self.schedule_attempts = Counter(
             "schedule_attempts_total",
@@ -194,6 +211,23 @@ class Metrics:
         finally:
             self.eviction_processing_latency.labels(name).observe(seconds_since(clock, start))
             self.eviction_processing_total.labels(name, result).inc()
+
+    # fleet protection ------------------------------------------------------------------------
+
+    def observe_regions(self, counts: Mapping[str, tuple[int, int]]) -> None:
+        """handleDisruption's gauges from each region's (Ready, not Ready) clusters; a region
+        gone reads as kube's zone gone: no cluster, 100 % healthy."""
+        with self._lock:
+            for region in self._regions - counts.keys():
+                self._region(region, 0, 100.0, 0)
+            for region, (ready, down) in counts.items():
+                self._region(region, ready + down, 100 * ready / (ready + down), down)
+            self._regions |= counts.keys()
+
+    def _region(self, region: str, size: int, health: float, unhealthy: int) -> None:
+        self.region_size.labels(region).set(size)
+        self.region_health.labels(region).set(health)
+        self.unhealthy_clusters_in_region.labels(region).set(unhealthy)
 
     # karmada-scheduler ----------------------------------------------------------------------
 

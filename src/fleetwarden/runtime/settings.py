@@ -152,6 +152,11 @@ class Settings:
     enable_no_execute_taint_eviction: bool = False
     no_execute_taint_eviction_purge_mode: PurgeMode = PurgeMode.GRACEFULLY
     resource_eviction_rate: float = 0.5
+    # The eviction queue's dynamic rate (Karmada's eviction-queue proposal, karmada#6777),
+    # per region as kube's node lifecycle controller per zone (docs/hub.md, fleet protection).
+    secondary_resource_eviction_rate: float = 0.1
+    unhealthy_cluster_threshold: float = 0.55
+    large_cluster_num_threshold: int = 10
     # karmada-agent (pull-mode members): cmd/agent/app/options/options.go
     cluster_lease_duration: timedelta = timedelta(seconds=40)
     cluster_lease_renew_interval_fraction: float = 0.25
@@ -167,12 +172,18 @@ class Settings:
     default_unreachable_toleration_seconds: int | None = None
 
     def __post_init__(self) -> None:
-        if self.resource_eviction_rate < 0:
-            raise SettingsError(
-                "resource-eviction-rate",
-                f"invalid value {self.resource_eviction_rate} for setting "
-                '"resource-eviction-rate": must be non-negative',
-            )
+        for attr in ("resource_eviction_rate", "secondary_resource_eviction_rate",
+                     "large_cluster_num_threshold"):  # fmt: skip
+            if getattr(self, attr) < 0:
+                self._refuse(attr, "must be non-negative")
+        if not 0 <= self.unhealthy_cluster_threshold <= 1:
+            self._refuse("unhealthy_cluster_threshold", "must be between 0 and 1")
+
+    def _refuse(self, attr: str, rule: str) -> None:
+        flag = attr.replace("_", "-")
+        raise SettingsError(
+            flag, f"invalid value {getattr(self, attr)} for setting {_go_quote(flag)}: {rule}"
+        )
 
     @classmethod
     def from_flags(cls, flags: Mapping[str, FlagValue]) -> Settings:

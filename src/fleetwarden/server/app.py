@@ -25,6 +25,7 @@ from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
@@ -61,7 +62,7 @@ from fleetwarden.server.security import Security
 from fleetwarden.server.tls import TLS, PeerCertificateProtocol
 from fleetwarden.server.validation import FieldValidation
 from fleetwarden.server.watch import WatchOptions, WatchSession
-from fleetwarden.store.interface import Store
+from fleetwarden.store.interface import Obj, Store
 
 Scope = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -319,6 +320,8 @@ class App:
             raise StatusError("the server is shutting down")
         media = request.accept(_READ_OFFERS)
         render = output.renderer(target.info, media, request, self.clock.now)
+        if target.info.conversion is not None:
+            render = _converting(target.info, render)
         options = _watch_options(request, target)
         session = await self._run(
             lambda: WatchSession(self.store, target.info, target.namespace, options)
@@ -339,6 +342,11 @@ class App:
         finally:
             session.close()
             self._watches.discard(session)
+
+
+def _converting(info: KindInfo, render: Callable[[Obj], Any]) -> Callable[[Obj], Any]:
+    """A watch of a converted version: each stored object converted before it is sent."""
+    return lambda obj: render(served(info, obj))
 
 
 def _openapi(path: str, registry: Registry) -> dict[str, Any] | None:

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from jmespath.exceptions import JMESPathError
+
 from fleetwarden.sim.scenario import Expectation
 
 
@@ -80,7 +82,13 @@ def contains(actual: Any, expected: Any) -> bool:
 
 def check(expectation: Expectation, reader: StateReader, at: str) -> Outcome:
     subject = _subject(expectation, reader)
-    actual = subject if expectation.query is None else expectation.query.search(subject)
+    try:
+        actual = subject if expectation.query is None else expectation.query.search(subject)
+    except JMESPathError as exc:  # sort() of null, say: the state did not have that shape
+        return Outcome(
+            expectation.path, at, False, expectation.check, expectation.expected,
+            f"query error: {exc}", expectation.query_text,
+        )  # fmt: skip
     passed = _passes(expectation.check, expectation.expected, actual, subject)
     if expectation.check == "exists":
         actual = (subject if expectation.query is None else actual) is not None

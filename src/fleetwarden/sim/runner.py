@@ -25,7 +25,7 @@ from fleetwarden.api.errors import (
     StatusError,
     WebhookDenied,
 )
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
@@ -163,6 +163,9 @@ class Simulation:
         """The admitted object, and the stored one it updates (None for a create), once the
         sender may create or update it (RBAC, as the API server asks before admission)."""
         info = REGISTRY.info(str(doc["apiVersion"]), str(doc["kind"]))
+        if info.conversion is not None:  # stored in another version, as the API server does
+            doc = info.conversion.to_storage(REGISTRY.decode(doc).to_dict())
+            info = info.conversion.storage
         current = _get(self.store, info, doc)
         meta = doc.get("metadata") or {}
         self._authorize(sender, "update" if current else "create", info, meta)
@@ -270,7 +273,7 @@ class _Reader:
         info = REGISTRY.info(api_version, kind)
         namespace = namespace or ("default" if info.namespaced else "")
         try:
-            return self.store.get(info, name, namespace)
+            return served(info, self.store.get(info, name, namespace))
         except NotFound:
             return None
 
@@ -283,9 +286,10 @@ class _Reader:
         field_selector: str | None,
     ) -> list[dict[str, Any]]:
         info = REGISTRY.info(api_version, kind)
-        return self.store.list(
+        listed = self.store.list(
             info, namespace, label_selector=label_selector, field_selector=field_selector
-        ).items
+        )
+        return [served(info, item) for item in listed.items]
 
     def events(self) -> list[dict[str, Any]]:
         return self.store.list(EVENT).items

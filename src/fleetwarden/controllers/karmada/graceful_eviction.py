@@ -72,6 +72,16 @@ class Assessment:
     has_scheduled: bool
 
 
+def assessment_of(binding: Binding, timeout: timedelta) -> Assessment:
+    """What syncBinding judges a binding's tasks by."""
+    return Assessment(
+        timeout=timeout,
+        schedule_result=binding.spec.clusters or [],
+        observed_status=binding.status.aggregated_status or [],
+        has_scheduled=binding.status.scheduler_observed_generation == binding.metadata.generation,
+    )
+
+
 def task_timeout(task: GracefulEvictionTask, timeout: timedelta) -> timedelta:
     """The task's own gracePeriodSeconds, else graceful-eviction-timeout."""
     if task.grace_period_seconds is not None:
@@ -96,14 +106,29 @@ def assess_eviction_tasks(
     return kept, evicted
 
 
+# Why assessSingleTask retires a task (upstream records only that it did: the Event
+# EvictWorkloadFromClusterSucceed); `fleetwarden explain` words it.
+RETIRED_SUPPRESSION_LIFTED = "SuppressionLifted"  # suppressDeletion set to false
+RETIRED_TIMED_OUT = "TimedOut"  # graceful-eviction-timeout or gracePeriodSeconds passed
+RETIRED_HEALTHY = "Healthy"  # the workload Healthy on every cluster of the result
+
+
 def _keep(task: GracefulEvictionTask, now: datetime, option: Assessment) -> bool:
     """assessSingleTask."""
+    return retirement(task, now, option) is None
+
+
+def retirement(task: GracefulEvictionTask, now: datetime, option: Assessment) -> str | None:
+    """assessSingleTask's decision for a stamped task: why it is retired now (one of the
+    RETIRED_* reasons, in the order upstream tests them), or None when it is kept."""
     if task.suppress_deletion is not None:
-        return task.suppress_deletion
+        return None if task.suppress_deletion else RETIRED_SUPPRESSION_LIFTED
     assert task.creation_timestamp is not None
     if now >= task.creation_timestamp + task_timeout(task, option.timeout):
-        return False
-    return not (option.has_scheduled and all_scheduled_healthy(option))
+        return RETIRED_TIMED_OUT
+    if option.has_scheduled and all_scheduled_healthy(option):
+        return RETIRED_HEALTHY
+    return None
 
 
 def all_scheduled_healthy(option: Assessment) -> bool:
@@ -147,18 +172,7 @@ class GracefulEvictionController:
             return DONE
         now = ctx.clock.now()
         timeout = ctx.settings.graceful_eviction_timeout
-        kept, evicted = assess_eviction_tasks(
-            tasks,
-            now,
-            Assessment(
-                timeout=timeout,
-                schedule_result=binding.spec.clusters or [],
-                observed_status=binding.status.aggregated_status or [],
-                has_scheduled=(
-                    binding.status.scheduler_observed_generation == binding.metadata.generation
-                ),
-            ),
-        )
+        kept, evicted = assess_eviction_tasks(tasks, now, assessment_of(binding, timeout))
         wire = [task.to_dict() for task in kept]
         if wire != [task.to_dict() for task in tasks]:
             patch = {

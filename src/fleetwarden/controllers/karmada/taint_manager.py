@@ -36,6 +36,14 @@ queue is busy reserves the next free slot and is requeued for that instant. Upst
 runs three workers per queue, each sleeping 1/rate after every item, which lets up to
 three evictions through per interval; here the rate is the flag's documented one:
 evictions per second.
+
+Fleet protection (not upstream; region_disruption.py): an eviction from a cluster that is
+not Ready goes at its region's pace as karmada-system/cluster-region-status has it: in the
+kind's queue as above (a region Normal or fully down, and always without that status),
+in a queue of the region's own at secondary-resource-eviction-rate (a large region partly
+down), or not until the pace changes (a small one partly down, or every region fully
+down). After every region was down, the tolerationSeconds of a not-Ready cluster's taints
+count from the instant evictions resumed at the earliest.
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from fleetwarden.api.core import NO_EXECUTE, Taint
-from fleetwarden.api.errors import StatusError
+from fleetwarden.api.karmada import policy
 from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.karmada.work import (
     EVICTION_PRODUCER_TAINT_MANAGER,
@@ -58,9 +66,16 @@ from fleetwarden.controllers.karmada.eviction import (
     InvalidPlacement,
     TaskOptions,
     applied_placement,
-    emit_cluster_eviction_event,
     graceful_evict_cluster,
     purge_mode,
+    write_evicted,
+)
+from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_SYSTEM
+from fleetwarden.controllers.karmada.region_disruption import (
+    CONFIG_MAP,
+    STATUS_NAME,
+    RegionStatus,
+    stored_status,
 )
 from fleetwarden.controllers.karmada.work import (
     CLUSTER,
@@ -73,6 +88,8 @@ from fleetwarden.runtime.informer import Cache, by_target_cluster, object_key, s
 from fleetwarden.runtime.manager import DONE, Context, Controller, Result, Watches, requeue_after
 from fleetwarden.runtime.metrics import BINDING_EVICTION, CLUSTER_BINDING_EVICTION, EvictionQueue
 from fleetwarden.runtime.settings import Settings
+from fleetwarden.semantics.cluster_health import is_cluster_ready
+from fleetwarden.semantics.region_disruption import Pace, region_of
 from fleetwarden.semantics.tolerations import no_execute_eviction
 
 logger = logging.getLogger(__name__)
@@ -106,9 +123,11 @@ def taint_manager_active(settings: Settings) -> bool:
     )
 
 
-def eviction_interval(settings: Settings) -> timedelta:
-    """How far apart two evictions of one queue are: 1/resource-eviction-rate."""
-    rate = settings.resource_eviction_rate
+def eviction_interval(settings: Settings, rate: float | None = None) -> timedelta:
+    """How far apart two evictions of one queue are: 1/rate, resource-eviction-rate unless
+    another is given."""
+    if rate is None:
+        rate = settings.resource_eviction_rate
     if rate <= 0:
         return MAX_EVICTION_DELAY
     return max(timedelta(seconds=1 / rate), settings.rate_limiter_base_delay)
@@ -150,8 +169,11 @@ class EvictionPacer:
             self.reserved.pop(key, None)
 
 
-# A cluster's NoExecute taints as the taint manager compares them.
-_TaintSet = tuple[tuple[str, str, datetime | None], ...]
+# A cluster's NoExecute taints as the taint manager compares them, and whether it is Ready
+# (fleet protection paces evictions from a cluster not Ready by its region).
+_TaintSet = tuple[tuple[tuple[str, str, datetime | None], ...], bool]
+# What of the region status decides evictions: each region's pace, and when they resumed.
+_Paces = tuple[tuple[tuple[str, Pace], ...], datetime | None]
 
 
 def _no_execute(taints: Iterable[Taint] | None) -> list[Taint]:
@@ -166,10 +188,16 @@ class TaintManager:
             CLUSTER_RESOURCE_BINDING.info.kind: EvictionPacer(),
         }
     )
+    # The queues of the regions whose evictions are slowed, by binding kind and region.
+    region_pacers: dict[tuple[str, str], EvictionPacer] = field(default_factory=dict)
     # The NoExecute taints of each cluster last seen, to enqueue its bindings on a change.
     _seen: dict[str, _TaintSet] = field(default_factory=dict)
+    # The paces last seen in the region status, likewise.
+    _paces: _Paces = ((), None)
     # The manager's cache, learnt from the first reconcile (see _on_cluster).
     _cache: Cache | None = None
+    # The region status last read, and the resourceVersion it was read at.
+    _regions: tuple[str | None, RegionStatus] = (None, RegionStatus())
 
     def controller(self) -> Controller:
         return Controller(
@@ -178,13 +206,15 @@ class TaintManager:
                 Watches(RESOURCE_BINDING.info),
                 Watches(CLUSTER_RESOURCE_BINDING.info),
                 Watches(CLUSTER, self._on_cluster),
+                Watches(CONFIG_MAP, self._on_region_status),
             ],
             reconcile=self.reconcile,
             indexers={scope.info: {name: by_target_cluster} for scope, name in _INDEXES},
         )
 
     def _on_cluster(self, obj: Resource) -> list[str]:
-        """The bindings on a cluster whose NoExecute taints changed (timeAdded included).
+        """The bindings on a cluster whose NoExecute taints (timeAdded included) or, with
+        some, Ready changed.
 
         They are looked up in the manager's cache, known from the first reconcile: until
         then every binding is queued anyway (each is announced as added when listed).
@@ -192,15 +222,34 @@ class TaintManager:
         if not isinstance(obj, Cluster):
             return []
         name = obj.metadata.name
-        taints = tuple((t.key, t.value or "", t.time_added) for t in _no_execute(obj.spec.taints))
-        if self._seen.get(name) == taints:
+        no_execute = _no_execute(obj.spec.taints)
+        taints = tuple((t.key, t.value or "", t.time_added) for t in no_execute)
+        seen = (taints, bool(taints) and is_cluster_ready(obj))
+        if self._seen.get(name) == seen:
             return []
-        self._seen[name] = taints
+        self._seen[name] = seen
+        return self._bindings_on([name])
+
+    def _on_region_status(self, obj: Resource) -> list[str]:
+        """The bindings on every cluster with NoExecute taints, when the pace of evictions
+        from a region or the instant evictions resumed changed (not on every count)."""
+        if obj.namespace != NAMESPACE_KARMADA_SYSTEM or obj.name != STATUS_NAME:
+            return []
+        status = RegionStatus.of(obj)
+        paces = (tuple((r, region.pace) for r, region in sorted(status.regions.items())),
+                 status.resumed_at)  # fmt: skip
+        if paces == self._paces:
+            return []
+        self._paces = paces
+        return self._bindings_on([name for name, (taints, _) in self._seen.items() if taints])
+
+    def _bindings_on(self, clusters: Iterable[str]) -> list[str]:
         cache = self._cache
         if cache is None:
             return []
         return [
             object_key(binding)
+            for name in clusters
             for scope, index in _INDEXES
             for binding in cache.informer(scope.info).by_index(index, name)
         ]
@@ -211,66 +260,109 @@ class TaintManager:
             return DONE
         namespace, name = split_key(key)
         scope = RESOURCE_BINDING if namespace else CLUSTER_RESOURCE_BINDING
-        pacer = self.pacers[scope.info.kind]
         binding = ctx.cache.informer(scope.info).get(name, namespace)
-        result = self._sync(key, binding, scope, pacer, ctx)
-        if key not in pacer.reserved:
-            _queue(ctx, scope).track(key, scope.info.kind)  # not waiting (any more)
+        result, waiting = self._sync(key, binding, scope, ctx)
+        _queue(ctx, scope).track(key, scope.info.kind, waiting)
         return result
 
     def _sync(
-        self,
-        key: str,
-        binding: Resource | None,
-        scope: BindingScope,
-        pacer: EvictionPacer,
-        ctx: Context,
-    ) -> Result:
-        """syncBindingEviction for every cluster of the binding."""
+        self, key: str, binding: Resource | None, scope: BindingScope, ctx: Context
+    ) -> tuple[Result, list[str]]:
+        """syncBindingEviction for every cluster of the binding: what to do next, and the
+        clusters it waits to be evicted from."""
+        kind = scope.info.kind
         if not isinstance(binding, Binding) or binding.metadata.deletion_timestamp is not None:
-            pacer.release(key)
-            return DONE
+            self._release(key, kind)
+            return DONE, []
         clusters = ctx.cache.informer(CLUSTER)
-        tainted: list[tuple[str, list[Taint]]] = []
+        tainted: list[tuple[Cluster, list[Taint]]] = []
         for target in binding.spec.clusters or ():
             cluster = clusters.get(target.name)
             if isinstance(cluster, Cluster) and (taints := _no_execute(cluster.spec.taints)):
-                tainted.append((target.name, taints))
-        if not tainted:
-            pacer.release(key)
-            return DONE
-        try:
-            placement = applied_placement(binding)
-        except InvalidPlacement as exc:
-            logger.error("%s: %s", TAINT_MANAGER, exc)
-            placement = None
+                tainted.append((cluster, taints))
+        placement = _placement(binding) if tainted else None
         if placement is None:
             # Not scheduled by a placement yet (upstream retries with backoff): the
             # scheduler's write of the annotation brings the binding back here.
-            pacer.release(key)
-            return DONE
+            self._release(key, kind)
+            return DONE, []
         now = ctx.clock.now()
-        due: list[str] = []
+        regions = self._region_status(ctx)
+        due: list[Cluster] = []
         later: list[timedelta] = []
-        for cluster_name, taints in tainted:
+        for cluster, taints in tainted:
+            if not is_cluster_ready(cluster):
+                taints = _counted_from(taints, regions.resumed_at)
             verdict = no_execute_eviction(taints, placement.cluster_tolerations, now)
             if verdict.evict_now:
-                due.append(cluster_name)
+                due.append(cluster)
             elif verdict.evict_after is not None:
                 later.append(verdict.evict_after)
-        next_look = requeue_after(min(later)) if later else DONE
-        if not due:
-            pacer.release(key)
-            return next_look
-        interval = eviction_interval(ctx.settings)
-        wait = pacer.wait(key, now, interval)
-        if wait > _ZERO:
-            _queue(ctx, scope).track(key, scope.info.kind, due)
-            return requeue_after(wait)
-        with ctx.metrics.eviction_processing(_QUEUES[scope.info.kind], ctx.clock):
-            self._evict(binding, scope, due, ctx)
-        pacer.spend(key, now, interval, len(due))
-        return next_look
+        waiting: list[str] = []
+        if due:
+            waiting = self._evict_paced(key, binding, scope, due, regions, later, ctx)
+        else:
+            self._release(key, kind)
+        return (requeue_after(min(later)) if later else DONE), waiting
+
+    def _evict_paced(
+        self,
+        key: str,
+        binding: Binding,
+        scope: BindingScope,
+        due: list[Cluster],
+        regions: RegionStatus,
+        later: list[timedelta],
+        ctx: Context,
+    ) -> list[str]:
+        """Evict from the clusters due whose queues have a slot now; the others wait for
+        theirs (added to `later`) or, where their region's evictions are stopped, for a
+        change of its state. The clusters left waiting."""
+        kind, now = scope.info.kind, ctx.clock.now()
+        queues, waiting = _by_queue(due, regions)
+        self._release(key, kind, keep=queues)
+        ready: list[tuple[EvictionPacer, timedelta, list[str]]] = []
+        for region, names in queues.items():
+            pacer, interval = self._pacer(kind, region, ctx.settings)
+            wait = pacer.wait(key, now, interval)
+            if wait > _ZERO:
+                later.append(wait)
+                waiting.extend(names)
+            else:
+                ready.append((pacer, interval, names))
+        if ready:
+            with ctx.metrics.eviction_processing(_QUEUES[kind], ctx.clock):
+                self._evict(binding, scope, [n for _, _, names in ready for n in names], ctx)
+            for pacer, interval, names in ready:
+                pacer.spend(key, now, interval, len(names))
+        return waiting
+
+    def _pacer(
+        self, kind: str, region: str | None, settings: Settings
+    ) -> tuple[EvictionPacer, timedelta]:
+        """The kind's queue (region None) at resource-eviction-rate, or a slowed region's
+        own at secondary-resource-eviction-rate."""
+        if region is None:
+            return self.pacers[kind], eviction_interval(settings)
+        pacer = self.region_pacers.setdefault((kind, region), EvictionPacer())
+        return pacer, eviction_interval(settings, settings.secondary_resource_eviction_rate)
+
+    def _release(self, key: str, kind: str, keep: Iterable[str | None] = ()) -> None:
+        """The key needs no slot in any queue of its kind but those kept."""
+        kept = set(keep)
+        if None not in kept:
+            self.pacers[kind].release(key)
+        for (of_kind, region), pacer in self.region_pacers.items():
+            if of_kind == kind and region not in kept:
+                pacer.release(key)
+
+    def _region_status(self, ctx: Context) -> RegionStatus:
+        """The region status in the cache, parsed once per resourceVersion."""
+        stored = stored_status(ctx)
+        version = stored.metadata.resource_version if stored is not None else None
+        if self._regions[0] != version:
+            self._regions = (version, RegionStatus.of(stored))
+        return self._regions[1]
 
     def _evict(
         self, binding: Binding, scope: BindingScope, clusters: list[str], ctx: Context
@@ -286,20 +378,51 @@ class TaintManager:
         )
         for cluster in clusters:
             graceful_evict_cluster(evicted.spec, cluster, options)
-        wire = evicted.to_dict()
-        if not wire["spec"].get("clusters"):
-            wire["spec"].pop("clusters", None)  # an empty slice, omitted as Go omits it
-        try:
-            ctx.store.update(wire)
-        except StatusError:
-            for cluster in clusters:
-                emit_cluster_eviction_event(ctx.recorder, binding, cluster, failed=True)
-            raise
+        write_evicted(ctx, binding, evicted, clusters)
         for cluster in clusters:
             logger.info(
                 "Evicted cluster %s from %s (purge mode %s)",
                 cluster, scope.describe(binding), options.purge_mode,
             )  # fmt: skip
+
+
+def _placement(binding: Binding) -> policy.Placement | None:
+    try:
+        return applied_placement(binding)
+    except InvalidPlacement as exc:
+        logger.error("%s: %s", TAINT_MANAGER, exc)
+        return None
+
+
+def _counted_from(taints: list[Taint], resumed: datetime | None) -> list[Taint]:
+    """The taints of a cluster not Ready, their tolerationSeconds counted from no earlier
+    than the instant evictions resumed after the hub's disruption mode."""
+    if resumed is None:
+        return taints
+    return [
+        t.model_copy(update={"time_added": resumed})
+        if t.time_added is not None and t.time_added < resumed
+        else t
+        for t in taints
+    ]
+
+
+def _by_queue(
+    due: list[Cluster], regions: RegionStatus
+) -> tuple[dict[str | None, list[str]], list[str]]:
+    """The clusters due by the queue they are evicted through: the kind's (None) for a
+    Ready cluster and a region at the normal pace, its region's own for a slowed region;
+    and those of regions whose evictions are stopped."""
+    queues: dict[str | None, list[str]] = {}
+    stopped: list[str] = []
+    for cluster in due:
+        region = region_of(cluster)
+        pace = Pace.NORMAL if is_cluster_ready(cluster) else regions.pace(region)
+        if pace == Pace.STOPPED:
+            stopped.append(cluster.name)
+        else:
+            queues.setdefault(region if pace == Pace.SLOWED else None, []).append(cluster.name)
+    return queues, stopped
 
 
 def _queue(ctx: Context, scope: BindingScope) -> EvictionQueue:
