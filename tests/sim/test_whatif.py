@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.sim.runner import Report, Simulation
 from fleetwarden.sim.scenario import load, parse
 from fleetwarden.sim.whatif import (
@@ -160,7 +161,7 @@ def test_clusters_come_as_they_are_and_eviction_tasks_in_progress_go_on() -> Non
     assert fleet.members["member1"] == {"reachable": False, "allocatable": {
         "cpu": "100", "memory": "400Gi", "pods": "1000"}}  # fmt: skip
     copied = {(o["kind"], o["metadata"]["name"]): o for o in fleet.objects}
-    lost = StoreSource(hub.store).get_object(CLUSTER["apiVersion"], "Cluster", "member1", "")
+    lost = StoreSource(hub.store).get(REGISTRY.info(CLUSTER["apiVersion"], "Cluster"), "member1")
     assert lost is not None
     assert copied["Cluster", "member1"]["spec"]["taints"] == lost["spec"]["taints"]
     assert {t["timeAdded"] for t in lost["spec"]["taints"]} == {"2025-01-01T00:02:40Z"}

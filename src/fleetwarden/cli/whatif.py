@@ -183,14 +183,18 @@ def _now() -> datetime:
 
 
 def _read_hub(client: Client, ready_after: timedelta) -> tuple[Fleet, dict[str, str]]:
+    from fleetwarden.api.registry import REGISTRY
+    from fleetwarden.explain.source import ApiSource
     from fleetwarden.sim.whatif import (
         SETTINGS_CONFIGMAP,
         SETTINGS_NAMESPACE,
         copy_fleet,
     )
 
-    source = ClientSource(client)
-    config_map = source.get_object("v1", "ConfigMap", SETTINGS_CONFIGMAP, SETTINGS_NAMESPACE)
+    source = ApiSource(client)
+    config_map = source.get(
+        REGISTRY.info("v1", "ConfigMap"), SETTINGS_CONFIGMAP, SETTINGS_NAMESPACE
+    )
     if config_map is None:
         typer.echo(
             f"warning: no ConfigMap {SETTINGS_NAMESPACE}/{SETTINGS_CONFIGMAP} on the hub "
@@ -199,33 +203,6 @@ def _read_hub(client: Client, ready_after: timedelta) -> tuple[Fleet, dict[str, 
         )
     settings = {str(k): str(v) for k, v in ((config_map or {}).get("data") or {}).items()}
     return copy_fleet(source, ready_after), settings
-
-
-class ClientSource:
-    """The hub's API as what-if reads it, with the user's own credentials."""
-
-    def __init__(self, client: Client) -> None:
-        self.client = client
-
-    def list_objects(self, api_version: str, kind: str) -> list[Obj]:
-        from fleetwarden.api.errors import NotFound
-        from fleetwarden.api.registry import REGISTRY
-
-        try:
-            listed = self.client.list(REGISTRY.info(api_version, kind))
-        except NotFound:  # a kind this hub does not serve
-            return []
-        # A List's items carry no apiVersion and kind of their own (kubectl's convention).
-        return [{"apiVersion": api_version, "kind": kind, **item} for item in listed["items"]]
-
-    def get_object(self, api_version: str, kind: str, name: str, namespace: str) -> Obj | None:
-        from fleetwarden.api.errors import NotFound
-        from fleetwarden.api.registry import REGISTRY
-
-        try:
-            return self.client.get(REGISTRY.info(api_version, kind), name, namespace)
-        except NotFound:
-            return None
 
 
 def _write_scenario(path: str, doc: Obj) -> None:

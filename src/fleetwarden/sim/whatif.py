@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from fleetwarden.api.errors import NotFound
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import format_time
 from fleetwarden.api.ocm.cluster import TAINT_EFFECTS as OCM_EFFECTS
 from fleetwarden.api.registry import REGISTRY
@@ -36,6 +38,7 @@ from fleetwarden.semantics.durations import DurationError, format_duration, pars
 from fleetwarden.semantics.selectors import SelectorError, parse_selector
 from fleetwarden.semantics.taint_edit import CORE_EFFECTS, TaintError, parse_taints
 from fleetwarden.sim.scenario import API_VERSION
+from fleetwarden.store import Store
 
 Obj = dict[str, Any]
 
@@ -89,14 +92,17 @@ class WhatIfError(ValueError):
 
 
 class Source(Protocol):
-    """Where the fleet is read: the hub's API, or a simulated hub's store."""
+    """Where the fleet is read: the hub's API (explain's ApiSource), or a simulated hub's
+    store (StoreSource)."""
 
-    def list_objects(self, api_version: str, kind: str) -> list[Obj]:
-        """Every object of the kind (every namespace); [] when the hub does not serve it."""
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj | None:
+        """The object, or None when there is none."""
         ...
 
-    def get_object(self, api_version: str, kind: str, name: str, namespace: str) -> Obj | None:
-        """The object, or None when there is none (or the kind is not served)."""
+    def list(
+        self, info: KindInfo, namespace: str | None = None, *, label_selector: str | None = None
+    ) -> list[Obj]:
+        """The objects of the kind (in the namespace, or all when None)."""
         ...
 
 
@@ -236,7 +242,7 @@ def copy_fleet(source: Source, workload_ready_after: timedelta = timedelta(0)) -
     """The live fleet, as a scenario sees it (the module's docstring says what is copied);
     its members report a workload healthy `workload_ready_after` it is applied."""
     fleet = Fleet()
-    by_kind = {kind: source.list_objects(*kind) for kind in FLEET_KINDS}
+    by_kind = {kind: _list(source, *kind) for kind in FLEET_KINDS}
     for cluster_kind in (CLUSTER, MANAGED_CLUSTER):
         for cluster in by_kind[cluster_kind]:
             name = cluster["metadata"]["name"]
@@ -276,14 +282,10 @@ def _allocatable(cluster: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _leases(source: Source, managed_clusters: Iterable[Obj]) -> list[Obj]:
-    leases = [
-        lease
-        for lease in source.list_objects(*LEASE)
-        if lease["metadata"].get("namespace") == KARMADA_LEASE_NAMESPACE
-    ]
+    lease_info = REGISTRY.info(*LEASE)
+    leases = source.list(lease_info, KARMADA_LEASE_NAMESPACE)
     for cluster in managed_clusters:
-        name = cluster["metadata"]["name"]
-        lease = source.get_object(*LEASE, OCM_LEASE_NAME, name)
+        lease = source.get(lease_info, OCM_LEASE_NAME, cluster["metadata"]["name"])
         if lease is not None:
             leases.append(lease)
     return leases
@@ -303,12 +305,21 @@ def _templates(source: Source, by_kind: Mapping[tuple[str, str], list[Obj]]) -> 
     templates: list[Obj] = []
     for api_version, kind in sorted(kinds):
         if REGISTRY.get(api_version, kind) is not None:
-            templates += source.list_objects(api_version, kind)
+            templates += _list(source, api_version, kind)
     return templates
 
 
+def _list(source: Source, api_version: str, kind: str) -> list[Obj]:
+    """Every object of the kind, in every namespace; none when the hub does not serve it
+    (one of an older version, say)."""
+    try:
+        return source.list(REGISTRY.info(api_version, kind))
+    except NotFound:
+        return []
+
+
 def _namespace(source: Source, name: str) -> Obj:
-    found = source.get_object("v1", "Namespace", name, "")
+    found = source.get(REGISTRY.info("v1", "Namespace"), name)
     labels = ((found or {}).get("metadata") or {}).get("labels")
     meta: Obj = {"name": name, **({"labels": labels} if labels else {})}
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
@@ -659,20 +670,18 @@ def _condition_expectation(obj: Mapping[str, Any], condition: str, reason: str) 
 
 
 class StoreSource:
-    """A simulated hub's store read as the live hub's API is (tests, benches, `--dump`)."""
+    """A simulated hub's store read as the hub's API is (tests, benches)."""
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
-    def list_objects(self, api_version: str, kind: str) -> list[Obj]:
-        info = REGISTRY.get(api_version, kind)
-        return [] if info is None else list(self.store.list(info).items)
-
-    def get_object(self, api_version: str, kind: str, name: str, namespace: str) -> Obj | None:
-        from fleetwarden.api.errors import NotFound
-
-        info = REGISTRY.get(api_version, kind)
+    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj | None:
         try:
-            return None if info is None else dict(self.store.get(info, name, namespace))
+            return dict(self.store.get(info, name, namespace))
         except NotFound:
             return None
+
+    def list(
+        self, info: KindInfo, namespace: str | None = None, *, label_selector: str | None = None
+    ) -> list[Obj]:
+        return list(self.store.list(info, namespace, label_selector=label_selector).items)
