@@ -290,3 +290,23 @@ def test_managed_clusters_no_fault_hits_keep_their_claims_and_placements() -> No
     }
     assert claims["cluster1"] == [{"name": "region.open-cluster-management.io",
                                    "value": "us-west-1"}]  # fmt: skip
+
+
+def test_fleet_protection_shows_each_regions_state() -> None:
+    scenario = load(str(EXAMPLES / "fleet-protection-all-regions-lost.yaml"))
+    hub = Simulation(replace(scenario, steps=[], expect=[], until=timedelta(seconds=30)))
+    hub.run()
+    fleet = copy_fleet(StoreSource(hub.store))
+    every = make_fault("unreachable", names=sorted(fleet.clusters), lasts="10m")
+    doc = build_scenario(fleet, [every], scenario.settings.to_flags(), hub.clock.now())
+    report = Simulation(parse(doc, "what-if")).run()
+    result = answer(doc, report.recording, report.objects, report.timeline)
+    lost = [(e["at"], e["detail"]) for e in result.protection if "eu-west" in e["detail"]]
+    assert lost == [
+        ("40s", "Region eu-west is now FullDisruption (was Normal): 2 of 2 clusters not Ready; "
+                "evictions stopped."),
+        ("10m10s", "Region eu-west is now Normal (was FullDisruption): 0 of 2 clusters not "
+                   "Ready; evictions at 0.5/s."),
+    ]  # fmt: skip
+    assert any("Every region is fully disrupted" in e["detail"] for e in result.protection)
+    assert result.moves == []  # the hub took itself to be cut off: nothing evicted
