@@ -90,6 +90,7 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["--runs=1", "--clusters=1"],
         ["import fleetwarden.cli: ", "fleetwarden --help: ", "fleetwarden get clusters: "],
     ),
+    ("whatif", ["--clusters=20", "--workloads=20", "--policies=4"], ["wall time: "]),
     ("calibration", [], []),
 ]
 
