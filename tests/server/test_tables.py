@@ -11,8 +11,8 @@ from fleetwarden.api import core
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.semantics.jsonpath import JSONPathError, compile_path
 from fleetwarden.server import printer_columns
-from fleetwarden.server.jsonpath import JSONPathError, compile_path
 from fleetwarden.server.printer_columns import PrinterColumn
 from fleetwarden.server.tables import table
 

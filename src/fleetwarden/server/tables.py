@@ -21,8 +21,8 @@ from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo, PrinterColumn
 from fleetwarden.api.meta import LabelSelector
 from fleetwarden.semantics.durations import since
+from fleetwarden.semantics.jsonpath import JSONPath, compile_path
 from fleetwarden.semantics.selectors import SelectorError, label_selector_as_selector
-from fleetwarden.server.jsonpath import JSONPath, compile_path
 from fleetwarden.server.printer_columns import DEFAULT_COLUMNS, PRINTER_COLUMNS
 
 Obj = Mapping[str, Any]
