@@ -179,3 +179,55 @@ def test_an_unchanged_executor_is_not_checked_again_and_no_executor_never() -> N
     old = admit(work(config_map(), executor=executor()))
     admit(work(config_map("cm2"), executor=executor()), old, user=BOB, authorizer=nobody)
     admit(work(config_map()), user=BOB, authorizer=nobody)
+
+
+# --- ManifestWorkReplicaSet: its CRD schema alone ----------------------------------------------
+
+
+def replica_set(*refs: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "work.open-cluster-management.io/v1alpha1",
+        "kind": "ManifestWorkReplicaSet",
+        "metadata": {"name": "mwrs1", "namespace": "default"},
+        "spec": {
+            "manifestWorkTemplate": {"workload": {"manifests": [config_map()]}},
+            "placementRefs": list(refs),
+            **spec,
+        },
+    }
+
+
+def test_a_replica_set_gets_its_crds_defaults() -> None:
+    progressive = {"name": "p2", "rolloutStrategy": {"type": "Progressive",
+                                                     "progressive": {"maxConcurrency": "50%"}}}  # fmt: skip
+    spec = admit(replica_set({"name": "p1"}, progressive)).to_dict()["spec"]
+    assert spec["cascadeDeletionPolicy"] == "Background"
+    assert spec["placementRefs"] == [
+        {"name": "p1", "rolloutStrategy": {
+            "type": "All", "all": {"progressDeadline": "None", "minSuccessTime": "0"}}},
+        {"name": "p2", "rolloutStrategy": {"type": "Progressive", "progressive": {
+            "maxConcurrency": "50%", "minSuccessTime": "0", "progressDeadline": "None"}}},
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("given", "field"),
+    [
+        (replica_set(), "spec.placementRefs"),
+        (replica_set({"name": ""}), "spec.placementRefs[0].name"),
+        (replica_set({"name": "p", "rolloutStrategy": {"type": "Canary"}}),
+         "spec.placementRefs[0].rolloutStrategy.type"),
+        (replica_set({"name": "p", "rolloutStrategy": {
+            "type": "Progressive", "progressive": {"maxConcurrency": "two"}}}),
+         "spec.placementRefs[0].rolloutStrategy.progressive.maxConcurrency"),
+        (replica_set({"name": "p", "rolloutStrategy": {
+            "type": "All", "all": {"progressDeadline": "soon"}}}),
+         "spec.placementRefs[0].rolloutStrategy.all.progressDeadline"),
+        (replica_set({"name": "p"}, cascadeDeletionPolicy="Orphan"),
+         "spec.cascadeDeletionPolicy"),
+    ],
+)  # fmt: skip
+def test_the_replica_set_schema_refuses(given: dict[str, Any], field: str) -> None:
+    with pytest.raises(Invalid) as err:
+        admit(given)
+    assert any(str(e).startswith(field) for e in err.value.errors), err.value.errors

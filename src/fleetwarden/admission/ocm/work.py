@@ -1,4 +1,6 @@
-"""ManifestWork: its CRD schema and OCM's work webhook (ocm pkg/work/webhook/v1).
+"""ManifestWork and ManifestWorkReplicaSet: their CRD schemas, and OCM's work webhook for
+ManifestWork (ocm pkg/work/webhook/v1). cluster-manager registers no webhook for
+ManifestWorkReplicaSet (manifests/cluster-manager/hub/work), so its schema alone admits it.
 
 The webhook refuses, as a BadRequest under its name, a work without manifests, manifests
 larger than 500 KiB together, a manifest without a name or with a generateName, the same
@@ -15,13 +17,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fleetwarden.admission.chain import Request
+from fleetwarden.admission.chain import Plugin, Request
 from fleetwarden.admission.schema import (
     CONDITIONS_BY_TYPE,
     Array,
     Object,
     String,
+    defaulter,
     schema_plugin,
+    validation,
 )
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import BadRequest, WebhookDenied
@@ -87,49 +91,51 @@ _MANIFEST_CONFIG = Object(
     required=("resourceIdentifier",),
 )
 
-_SCHEMA = Object(
+_WORK_SPEC = Object(
     properties={
-        "spec": Object(
+        "deleteOption": Object(
             properties={
-                "deleteOption": Object(
-                    properties={
-                        "propagationPolicy": String(
-                            enum=(
-                                workv1.DELETE_FOREGROUND,
-                                workv1.DELETE_ORPHAN,
-                                workv1.DELETE_SELECTIVELY_ORPHAN,
-                            ),
-                            default=workv1.DELETE_FOREGROUND,
-                        ),
-                        "selectivelyOrphans": Object(
-                            properties={"orphaningRules": Array(items=_IDENTIFIER)}
-                        ),
-                    }
+                "propagationPolicy": String(
+                    enum=(
+                        workv1.DELETE_FOREGROUND,
+                        workv1.DELETE_ORPHAN,
+                        workv1.DELETE_SELECTIVELY_ORPHAN,
+                    ),
+                    default=workv1.DELETE_FOREGROUND,
                 ),
-                "executor": Object(
-                    properties={
-                        "subject": Object(
-                            properties={
-                                "type": String(enum=("ServiceAccount",)),
-                                "serviceAccount": Object(
-                                    properties={
-                                        "name": String(
-                                            min_length=1, max_length=253, pattern=_DNS1123_SUBDOMAIN
-                                        ),
-                                        "namespace": String(
-                                            min_length=1, max_length=253, pattern=_DNS1123_SUBDOMAIN
-                                        ),
-                                    },
-                                    required=("name", "namespace"),
-                                ),
-                            },
-                            required=("type",),
-                        )
-                    }
+                "selectivelyOrphans": Object(
+                    properties={"orphaningRules": Array(items=_IDENTIFIER)}
                 ),
-                "manifestConfigs": Array(items=_MANIFEST_CONFIG),
             }
         ),
+        "executor": Object(
+            properties={
+                "subject": Object(
+                    properties={
+                        "type": String(enum=("ServiceAccount",)),
+                        "serviceAccount": Object(
+                            properties={
+                                "name": String(
+                                    min_length=1, max_length=253, pattern=_DNS1123_SUBDOMAIN
+                                ),
+                                "namespace": String(
+                                    min_length=1, max_length=253, pattern=_DNS1123_SUBDOMAIN
+                                ),
+                            },
+                            required=("name", "namespace"),
+                        ),
+                    },
+                    required=("type",),
+                )
+            }
+        ),
+        "manifestConfigs": Array(items=_MANIFEST_CONFIG),
+    }
+)
+
+_SCHEMA = Object(
+    properties={
+        "spec": _WORK_SPEC,
         "status": Object(
             properties={
                 "conditions": CONDITIONS_BY_TYPE,
@@ -147,6 +153,55 @@ _SCHEMA = Object(
                     }
                 ),
             }
+        ),
+    },
+    required=("spec",),
+)
+
+
+_THRESHOLD = String(pattern=r"^((100|[0-9]{1,2})%|[0-9]+)$")
+_ROLLOUT_CONFIG = {
+    "minSuccessTime": String(default="0"),
+    "progressDeadline": String(pattern=r"^(([0-9])+[h|m|s])|None$", default="None"),
+    "maxFailures": _THRESHOLD,
+}
+_REPLICA_SET_SCHEMA = Object(
+    properties={
+        "spec": Object(
+            properties={
+                "cascadeDeletionPolicy": String(
+                    enum=(workv1.CASCADE_BACKGROUND, workv1.CASCADE_FOREGROUND),
+                    default=workv1.CASCADE_BACKGROUND,
+                ),
+                "manifestWorkTemplate": _WORK_SPEC,
+                "placementRefs": Array(
+                    min_items=1,
+                    items=Object(
+                        properties={
+                            "name": String(min_length=1),
+                            "rolloutStrategy": Object(
+                                properties={
+                                    "type": String(
+                                        enum=(
+                                            workv1.ROLLOUT_ALL,
+                                            workv1.ROLLOUT_PROGRESSIVE,
+                                            workv1.ROLLOUT_PROGRESSIVE_PER_GROUP,
+                                        ),
+                                        default=workv1.ROLLOUT_ALL,
+                                    ),
+                                    "all": Object(properties=_ROLLOUT_CONFIG),
+                                    "progressive": Object(
+                                        properties={**_ROLLOUT_CONFIG, "maxConcurrency": _THRESHOLD}
+                                    ),
+                                    "progressivePerGroup": Object(properties=_ROLLOUT_CONFIG),
+                                },
+                            ),
+                        },
+                        required=("name",),
+                    ),
+                ),
+            },
+            required=("cascadeDeletionPolicy", "placementRefs"),
         ),
     },
     required=("spec",),
@@ -204,6 +259,26 @@ def manifests_problem(manifests: list[dict[str, Any]]) -> str | None:
     return None
 
 
+_replica_set_schema_defaults = defaulter(_REPLICA_SET_SCHEMA)
+
+
+def _replica_set_defaults(request: Request) -> None:
+    """The CRD's default for a placementRef without rolloutStrategy (All, no deadline),
+    then its other defaults."""
+    for ref in request.of(workv1.ManifestWorkReplicaSet).spec.placement_refs or []:
+        if "rollout_strategy" not in ref.model_fields_set:
+            all_ = workv1.RolloutAll(progress_deadline="None")
+            ref.rollout_strategy = workv1.RolloutStrategy(type=workv1.ROLLOUT_ALL, all=all_)
+    _replica_set_schema_defaults(request)
+
+
 PLUGINS = [
-    schema_plugin(f"{workv1.GROUP}/{workv1.VERSION}", "ManifestWork", _SCHEMA, None, _webhook)
+    schema_plugin(f"{workv1.GROUP}/{workv1.VERSION}", "ManifestWork", _SCHEMA, None, _webhook),
+    # No webhook: cluster-manager registers the work webhook for manifestworks alone.
+    Plugin(
+        f"{workv1.GROUP}/{workv1.REPLICA_SET_VERSION}",
+        "ManifestWorkReplicaSet",
+        _replica_set_defaults,
+        validation(_REPLICA_SET_SCHEMA),
+    ),
 ]

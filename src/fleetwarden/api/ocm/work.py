@@ -1,12 +1,17 @@
-"""work.open-cluster-management.io/v1: ManifestWork on the hub, AppliedManifestWork on the
-member.
+"""work.open-cluster-management.io: ManifestWork (v1) on the hub, AppliedManifestWork (v1) on
+the member, ManifestWorkReplicaSet (v1alpha1) on the hub.
 
 A ManifestWork lives in a managed cluster's namespace on the hub; that cluster's work agent
 applies its manifests and reports each one's conditions and status feedback. The agent
 records what it applied in an AppliedManifestWork on its own cluster (cluster-scoped, named
 `<hub hash>-<work name>`), which owns the applied objects until the work goes.
 
-Upstream: open-cluster-management-io/api work/v1/types.go.
+A ManifestWorkReplicaSet makes one ManifestWork per cluster its Placements decide, rolled
+out by each Placement's rolloutStrategy (cluster.open-cluster-management.io/v1alpha1's
+RolloutStrategy, shared with add-ons upstream).
+
+Upstream: open-cluster-management-io/api work/v1/types.go,
+work/v1alpha1/types_manifestworkreplicaset.go, cluster/v1alpha1/types_rolloutstrategy.go.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from typing import Any
 from pydantic import Field
 
 from fleetwarden.api.kinds import KindInfo
-from fleetwarden.api.meta import Condition, Model, Resource, Time
+from fleetwarden.api.meta import Condition, IntOrString, Model, Resource, Time
 
 GROUP = "work.open-cluster-management.io"
 VERSION = "v1"
+REPLICA_SET_VERSION = "v1alpha1"
 
 # DeleteOption.propagationPolicy.
 DELETE_FOREGROUND = "Foreground"
@@ -212,6 +218,109 @@ class AppliedManifestWork(Resource):
     status: AppliedManifestWorkStatus = Field(default_factory=AppliedManifestWorkStatus)
 
 
+# --- ManifestWorkReplicaSet ---------------------------------------------------------------------
+
+# RolloutStrategy.type.
+ROLLOUT_ALL = "All"
+ROLLOUT_PROGRESSIVE = "Progressive"
+ROLLOUT_PROGRESSIVE_PER_GROUP = "ProgressivePerGroup"
+
+# cascadeDeletionPolicy.
+CASCADE_FOREGROUND = "Foreground"
+CASCADE_BACKGROUND = "Background"
+
+# Conditions, and their reasons.
+PLACEMENT_VERIFIED = "PlacementVerified"
+PLACEMENT_ROLLED_OUT = "PlacementRolledOut"
+MANIFESTWORK_APPLIED = "ManifestworkApplied"
+REASON_AS_EXPECTED = "AsExpected"
+REASON_NOT_AS_EXPECTED = "NotAsExpected"
+REASON_PROCESSING = "Processing"
+REASON_PROGRESSING = "Progressing"
+REASON_COMPLETE = "Complete"
+REASON_PLACEMENT_DECISION_NOT_FOUND = "PlacementDecisionNotFound"
+REASON_PLACEMENT_DECISION_EMPTY = "PlacementDecisionEmpty"
+
+REPLICA_SET_LABEL = "work.open-cluster-management.io/manifestworkreplicaset"
+PLACEMENT_NAME_LABEL = "work.open-cluster-management.io/placementname"
+REPLICA_SET_FINALIZER = "work.open-cluster-management.io/manifest-work-cleanup"
+
+
+class MandatoryDecisionGroup(Model):
+    group_name: str | None = None
+    group_index: int | None = None
+
+
+class RolloutConfig(Model):
+    min_success_time: str | None = None  # a metav1.Duration: "30s"
+    progress_deadline: str | None = None  # a duration, or "None"
+    max_failures: IntOrString | None = None
+
+
+class RolloutAll(RolloutConfig):
+    pass
+
+
+class RolloutProgressivePerGroup(RolloutConfig):
+    mandatory_decision_groups: list[MandatoryDecisionGroup] | None = None
+
+
+class RolloutProgressive(RolloutProgressivePerGroup):
+    max_concurrency: IntOrString | None = None
+
+
+class RolloutStrategy(Model):
+    type: str = ""
+    all: RolloutAll | None = None
+    progressive: RolloutProgressive | None = None
+    progressive_per_group: RolloutProgressivePerGroup | None = None
+
+
+class LocalPlacementReference(Model):
+    name: str = ""
+    rollout_strategy: RolloutStrategy = Field(default_factory=RolloutStrategy)
+
+
+class ManifestWorkReplicaSetSpec(Model):
+    manifest_work_template: ManifestWorkSpec = Field(default_factory=ManifestWorkSpec)
+    placement_refs: list[LocalPlacementReference] | None = None
+    cascade_deletion_policy: str | None = None
+
+
+class ManifestWorkReplicaSetSummary(Model):
+    total: int = 0
+    progressing: int = 0
+    available: int = 0
+    degraded: int = 0
+    applied: int = 0
+
+
+class PlacementSummary(Model):
+    name: str = ""
+    available_decision_groups: str = ""
+    summary: ManifestWorkReplicaSetSummary = Field(default_factory=ManifestWorkReplicaSetSummary)
+
+
+class ManifestWorkReplicaSetStatus(Model):
+    conditions: list[Condition] | None = None
+    summary: ManifestWorkReplicaSetSummary | None = None
+    placement_summary: list[PlacementSummary] | None = None
+
+
+class ManifestWorkReplicaSet(Resource):
+    spec: ManifestWorkReplicaSetSpec = Field(default_factory=ManifestWorkReplicaSetSpec)
+    status: ManifestWorkReplicaSetStatus = Field(default_factory=ManifestWorkReplicaSetStatus)
+
+
 KINDS: list[KindInfo] = [
     KindInfo(GROUP, VERSION, "ManifestWork", "manifestworks", True, ManifestWork),
+    KindInfo(
+        GROUP,
+        REPLICA_SET_VERSION,
+        "ManifestWorkReplicaSet",
+        "manifestworkreplicasets",
+        True,
+        ManifestWorkReplicaSet,
+        ("mwrs",),
+    ),
 ]
