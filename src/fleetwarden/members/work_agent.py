@@ -465,7 +465,9 @@ def _manifest_condition(
         # Changed values move the condition's transition time, whatever its status.
         conditions = [c for c in conditions if c.type != workv1.STATUS_FEEDBACK_SYNCED]
     condition.conditions = set_status_condition(conditions, synced, now)
-    condition.status_feedback = StatusFeedbackResult(values=values)
+    condition.status_feedback = (
+        StatusFeedbackResult(values=values) if values else StatusFeedbackResult()
+    )
     return condition
 
 

@@ -219,7 +219,8 @@ def _apply(
     ctx: Context,
 ) -> None:
     """buildManifestWork and the work applier: the template in the cluster's namespace,
-    named `<replica set>-<random>` when new."""
+    named `<replica set><random>` when new. A generated name makes each create a new work:
+    the store, not the cache, says whether an earlier pass already made it."""
     labels = {
         **(replica_set.metadata.labels or {}),
         workv1.REPLICA_SET_LABEL: replica_set_key(replica_set),
@@ -227,6 +228,11 @@ def _apply(
     }
     spec = replica_set.spec.manifest_work_template.to_dict()
     if existing is None:
+        selector = ",".join(
+            f"{k}={labels[k]}" for k in (workv1.REPLICA_SET_LABEL, workv1.PLACEMENT_NAME_LABEL)
+        )
+        if ctx.store.list(MANIFEST_WORK, cluster, label_selector=selector).items:
+            return  # made by an earlier pass the cache has not caught up with yet
         metadata = {"namespace": cluster, "generateName": replica_set.name, "labels": labels}
         ctx.store.create({"apiVersion": MANIFEST_WORK.api_version, "kind": "ManifestWork",
                           "metadata": metadata, "spec": spec})  # fmt: skip
