@@ -361,3 +361,81 @@ def test_an_unreachable_member_applies_nothing_and_keeps_a_deleted_work() -> Non
     fleet.at(60)  # the agent's next look
     assert fleet.store.list(MANIFEST_WORK, "cluster1").items == []
     assert fleet.on_member(CONFIG_MAP) is None
+
+
+# --- condition rules -----------------------------------------------------------------------------
+
+PROGRESSING = {
+    "condition": "Progressing",
+    "type": "CEL",
+    "celExpressions": ["object.status.readyReplicas != object.spec.replicas"],
+    "messageExpression": 'result ? "rolling out" : ""',
+}
+
+
+def condition_of(obj: Obj, type_: str) -> Obj:
+    return next(c for c in obj["conditions"] if c["type"] == type_)
+
+
+def test_a_cel_rule_sets_the_manifests_condition_and_the_work_aggregates_it() -> None:
+    fleet = Fleet(workload_ready_after=timedelta(seconds=15))
+    fleet.apply(deployment(), manifestConfigs=[config(DEPLOYMENT, conditionRules=[PROGRESSING])])
+    progressing = condition_of(fleet.manifests()[0], "Progressing")
+    assert (progressing["status"], progressing["reason"], progressing["message"]) == (
+        "True", "ConditionRuleEvaluated", "rolling out",
+    )  # fmt: skip
+    work = condition_of(fleet.work()["status"], "Progressing")
+    assert (work["status"], work["reason"], work["message"], work["observedGeneration"]) == (
+        "True", "ConditionRulesAggregated", "rolling out", 1,
+    )  # fmt: skip
+    fleet.at(20)  # ready at 15s, read at the 20s poll
+    done = condition_of(fleet.manifests()[0], "Progressing")
+    # No message from the expression (empty): the default one.
+    assert (done["status"], done["message"]) == ("False", "Manifest is not Progressing")
+    assert condition_of(fleet.work()["status"], "Progressing")["status"] == "False"
+
+
+def test_a_rule_that_does_not_compile_is_false_with_the_error() -> None:
+    fleet = Fleet()
+    broken = {
+        "condition": "Degraded",
+        "type": "CEL",
+        "celExpressions": [
+            "object.status ==",
+        ],
+    }
+    fleet.apply(deployment(), manifestConfigs=[config(DEPLOYMENT, conditionRules=[broken])])
+    degraded = condition_of(fleet.manifests()[0], "Degraded")
+    assert (degraded["status"], degraded["reason"]) == ("False", "ConditionRuleExpressionError")
+    assert degraded["message"].startswith("ERROR: <input>:1:17: Syntax error: mismatched input")
+
+
+def test_a_removed_rule_takes_its_conditions_with_it() -> None:
+    fleet = Fleet()
+    fleet.apply(deployment(), manifestConfigs=[config(DEPLOYMENT, conditionRules=[PROGRESSING])])
+    fleet.apply(deployment(), manifestConfigs=[config(DEPLOYMENT)])
+    assert "Progressing" not in conditions(fleet.manifests()[0])
+    assert "Progressing" not in conditions(fleet.work()["status"])
+
+
+def test_well_known_conditions_complete_a_finished_pod_and_ignore_other_kinds() -> None:
+    fleet = Fleet()
+    pod_ref = ObjectRef("", "v1", "pods", "default", "job-pod")
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "job-pod", "namespace": "default"},
+           "status": {"phase": "Succeeded"}}  # fmt: skip
+    fleet.member.spoke(fleet.clock.now()).create(pod_ref, pod)
+    complete = [{"condition": "Complete", "type": "WellKnownConditions"}]
+    fleet.apply(
+        pod, config_map(),
+        manifestConfigs=[
+            config(pod_ref, updateStrategy={"type": "ReadOnly"}, conditionRules=complete),
+            config(CONFIG_MAP, conditionRules=complete),
+        ],
+    )  # fmt: skip
+    pod_status, config_map_status = fleet.manifests()
+    complete_condition = condition_of(pod_status, "Complete")
+    assert (complete_condition["status"], complete_condition["message"]) == (
+        "True", "Pod is in phase Succeeded",
+    )  # fmt: skip
+    assert "Complete" not in conditions(config_map_status)

@@ -13,7 +13,9 @@ finalizer, manifestwork, appliedmanifestwork and available-status controllers):
   SelectivelyOrphan rule naming it) gets no owner reference from it, and loses one it had;
 - status: per manifest Applied, Available (the object exists) and StatusFeedbackSynced with
   the feedback rules' values (WellKnownStatus for Deployment, DaemonSet, Job and Pod, or
-  JSONPaths under the object), and the work's Applied and Available aggregated from them;
+  JSONPaths under the object) and whatever its conditionRules set (members/
+  condition_rules.py); the work's Applied, Available and, per condition the rules set, that
+  condition aggregated (Progressing True where any manifest is; others False where any is);
 - the AppliedManifestWork's appliedResources, sorted; an object the work no longer lists is
   deleted from the member when the work owned it alone (another work's owner reference
   keeps it, with ours removed), and left when it does not own it.
@@ -22,8 +24,7 @@ A ManifestWork being deleted has its applied objects deleted by the same rule, t
 AppliedManifestWork, then its finalizer released. Status is read again every
 STATUS_SYNC_INTERVAL, the agent's default `--status-sync-interval`, as upstream polls.
 
-Condition rules (CEL, and WellKnownConditions, whose rules are CEL upstream) are not
-evaluated: the work's Progressing and Degraded, which only they produce, are never set.
+A manifest whose Complete condition is true is still updated (upstream leaves it alone).
 ServerSideApply reports no conflicts: the simulated member tracks no field managers.
 """
 
@@ -50,6 +51,7 @@ from fleetwarden.api.ocm.work import (
     StatusFeedbackResult,
 )
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.members.condition_rules import RULE_PREFIX, evaluate_rules
 from fleetwarden.runtime.manager import Context
 from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.conditions import set_status_condition
@@ -191,7 +193,9 @@ def _sync(spoke: Spoke, work: ManifestWork, hub: str, ctx: Context, now: datetim
     )
     conditions = set_status_condition(status.conditions, _work_applied(work, results), now)
     manifests = status.resource_status.manifests or []
-    status.conditions = set_status_condition(conditions, _work_available(work, manifests), now)
+    for aggregated in [_work_available(work, manifests), *_work_rule_conditions(work, manifests)]:
+        conditions = set_status_condition(conditions, aggregated, now)
+    status.conditions = _current_rules(conditions, work.metadata.generation)
     update_status_if_changed(ctx.store, work, status)
 
 
@@ -459,16 +463,31 @@ def _manifest_condition(
     if obj is None:
         condition.status_feedback = previous.status_feedback if previous else None
         return condition
-    values, synced = feedback(obj, _config(result.meta, work.spec.manifest_configs))
+    option = _config(result.meta, work.spec.manifest_configs)
+    values, synced = feedback(obj, option)
     old_values = previous.status_feedback.values if previous and previous.status_feedback else None
     if values != old_values:
         # Changed values move the condition's transition time, whatever its status.
         conditions = [c for c in conditions if c.type != workv1.STATUS_FEEDBACK_SYNCED]
-    condition.conditions = set_status_condition(conditions, synced, now)
+    conditions = set_status_condition(conditions, synced, now)
+    for ruled in evaluate_rules(
+        obj, (option.condition_rules if option else None) or [], generation
+    ):
+        conditions = set_status_condition(conditions, ruled, now)
+    condition.conditions = _current_rules(conditions, generation)
     condition.status_feedback = (
         StatusFeedbackResult(values=values) if values else StatusFeedbackResult()
     )
     return condition
+
+
+def _current_rules(conditions: list[Condition], generation: int | None) -> list[Condition]:
+    """PruneConditionsGeneratedByConditionRules: a rule's condition of an older generation
+    is of a rule that is gone (removing one changes the work's generation)."""
+    return [
+        c for c in conditions
+        if not c.reason.startswith(RULE_PREFIX) or c.observed_generation == generation
+    ]  # fmt: skip
 
 
 def _previous(work: ManifestWork, meta: ManifestResourceMeta) -> ManifestCondition | None:
@@ -568,6 +587,34 @@ def _work_applied(work: ManifestWork, results: list[_Result]) -> Condition:
         return _condition(workv1.APPLIED, "False", "AppliedManifestWorkFailed", message, generation)
     message = "Apply manifest work complete"
     return _condition(workv1.APPLIED, "True", "AppliedManifestWorkComplete", message, generation)
+
+
+def _work_rule_conditions(
+    work: ManifestWork, manifests: list[ManifestCondition]
+) -> list[Condition]:
+    """newAggregateConditionFromRules, per condition type the rules set, by type: Progressing
+    True when any manifest is, else Unknown when any is, else False; any other False when any
+    is, else Unknown when any is, else True. The message: the one manifest's, or a count."""
+    by_type: dict[str, list[Condition]] = {}
+    for manifest in manifests:
+        for condition in manifest.conditions:
+            if condition.reason.startswith(RULE_PREFIX):
+                by_type.setdefault(condition.type, []).append(condition)
+    aggregated = []
+    for type_, found in sorted(by_type.items()):
+        statuses = {c.status for c in found}
+        order = (
+            ("True", "Unknown", "False")
+            if type_ == workv1.PROGRESSING
+            else ("False", "Unknown", "True")
+        )
+        status = next(s for s in order if s in statuses or s == order[-1])
+        messages = [c.message for c in found if c.message]
+        single = len(found) == 1 and messages
+        message = messages[-1] if single else f"Aggregated from {len(found)} manifest conditions"
+        reason = "ConditionRulesAggregated"
+        aggregated.append(_condition(type_, status, reason, message, work.metadata.generation))
+    return aggregated
 
 
 def _work_available(work: ManifestWork, manifests: list[ManifestCondition]) -> Condition:

@@ -24,8 +24,9 @@ from typing import Any
 from fleetwarden.api.meta import LabelSelector
 from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import ClusterClaimSelector, ClusterPredicate
-from fleetwarden.scheduling.ocm.cel import CelError, CelSelector, Scores
+from fleetwarden.scheduling.ocm.cel import CelSelector, Scores
 from fleetwarden.scheduling.ocm.framework import FilterResult, ScheduleContext, Status
+from fleetwarden.semantics.cel import CelError
 from fleetwarden.semantics.selectors import (
     Requirement,
     SelectorError,
