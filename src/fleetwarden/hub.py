@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from fleetwarden.api.authorization import Authorizer
-from fleetwarden.api.karmada.work import Work
+from fleetwarden.api.karmada.work import ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.auth.bootstrap import karmada_policy, kubernetes_policy
 from fleetwarden.auth.pki import KeyPair
@@ -31,6 +31,7 @@ from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
 from fleetwarden.controllers.certificates.token_cleaner import token_cleaner_controller
 from fleetwarden.controllers.karmada import agent_csr_approving
+from fleetwarden.controllers.karmada.application_failover import application_failover_controllers
 from fleetwarden.controllers.karmada.binding import (
     cluster_resource_binding_controller,
     resource_binding_controller,
@@ -86,6 +87,10 @@ class Members(Protocol):
     def report(self, name: str) -> MemberReport | None: ...
 
     def delete_workload(self, name: str, work: Work) -> bool: ...
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """The member's karmada-scheduler-estimator; None where it has none."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -181,7 +186,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
             taint_manager_controller(),
             *detector_controllers(template_kinds),
         ]),
-        (KARMADA_SCHEDULER, scheduler_controller()),
+        (KARMADA_SCHEDULER, scheduler_controller(estimator=members.estimate_replicas)),
         *_under(KARMADA_CONTROLLER_MANAGER, [
             resource_binding_controller(),
             cluster_resource_binding_controller(),
@@ -189,6 +194,7 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
             resource_binding_status_controller(),
             cluster_resource_binding_status_controller(),
             *graceful_eviction_controllers(),
+            *application_failover_controllers(),
         ]),
     ]  # fmt: skip
 

@@ -34,6 +34,7 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["sqlite creates ", "cached gets ", "filtered lists ", "watch delivery ", "watch latency "],
     ),
     ("simulate_idle", ["--clusters=5", "--minutes=2"], ["wall time: ", "store writes: "]),
+    ("members", ["--members=4", "--nodes=10", "--pods=40", "--minutes=10"], ["wall time: "]),
     (
         "schedule",
         ["--clusters=40", "--policies=10", "--workloads=60"],
@@ -89,6 +90,7 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["--runs=1", "--clusters=1"],
         ["import fleetwarden.cli: ", "fleetwarden --help: ", "fleetwarden get clusters: "],
     ),
+    ("whatif", ["--clusters=20", "--workloads=20", "--policies=4"], ["wall time: "]),
     ("calibration", [], []),
 ]
 

@@ -15,11 +15,16 @@ SCENARIO = str(Path(__file__).parents[2] / "examples" / "scenarios" / "graceful-
 
 
 def simulate_on_a_terminal(*args: str) -> tuple[str, str]:
-    """Standard output (a pipe), and what a terminal on standard error shows."""
+    return on_a_terminal("simulate", SCENARIO, *args)
+
+
+def on_a_terminal(*args: str, env: dict[str, str] | None = None) -> tuple[str, str]:
+    """`fleetwarden ARGS...`: standard output (a pipe), and what a terminal on standard
+    error shows."""
     terminal, other_end = pty.openpty()
     process = subprocess.Popen(
-        fleetwarden_command("simulate", SCENARIO, *args),
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=other_end,
+        fleetwarden_command(*args),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=other_end, env=env,
     )  # fmt: skip
     os.close(other_end)
     shown = b""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import BrowserContext, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import BrowserContext, ConsoleMessage, Page, Playwright, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [
@@ -30,17 +30,25 @@ _kept: list[Path] = []
 
 
 @pytest.fixture(scope="session")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
+def playwright() -> Iterator[Playwright]:
     assert Path(CHROMIUM).exists(), f"no {CHROMIUM}: apt-get install chromium (.ci/run does)"
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(
+    playwright: Playwright, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BrowserContext]:
     # A fresh profile (Playwright passes it as --user-data-dir, and headless as --headless).
     profile = tmp_path_factory.mktemp("chromium-profile")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": 1400, "height": 600},
-        )  # fmt: skip
-        yield context
-        context.close()
+    context = playwright.chromium.launch_persistent_context(
+        profile, executable_path=CHROMIUM, headless=True, args=FLAGS,
+        viewport={"width": 1400, "height": 600},
+        ignore_https_errors=True,  # a hub's own CA, made by `fleetwarden up` for the test
+    )  # fmt: skip
+    yield context
+    context.close()
 
 
 @dataclass
@@ -56,14 +64,14 @@ class Visit:
 def visit(browser: BrowserContext) -> Iterator[Any]:
     pages: list[Page] = []
 
-    def open_page(path: Path) -> Visit:
+    def open_page(where: Path | str) -> Visit:
         page = browser.new_page()
         pages.append(page)
         visit = Visit(page)
         page.on("console", lambda m: _console(visit, m))
         page.on("pageerror", lambda e: visit.problems.append(f"page error: {e}"))
         page.on("request", lambda r: visit.requests.append(r.url))
-        page.goto(path.as_uri())
+        page.goto(where.as_uri() if isinstance(where, Path) else where)
         return visit
 
     yield open_page

@@ -1,3 +1,4 @@
+import dataclasses
 from typing import Any
 
 import pytest
@@ -74,6 +75,17 @@ def test_keys_are_namespace_slash_name() -> None:
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns1"}}
     )
     assert object_key(cluster_scoped) == "ns1"
+
+
+def test_one_informer_per_kind_however_its_kind_info_is_come_by(store: Store) -> None:
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    # An equal KindInfo that is another object (a hub's registry makes its own) finds it too.
+    twin = dataclasses.replace(CONFIGMAP)
+    assert twin == CONFIGMAP and twin is not CONFIGMAP
+    assert cache.informer(twin) is informer
+    assert cache.informer(CONFIGMAP) is informer
+    assert cache.informer_for("v1", "ConfigMap") is informer
 
 
 def test_sync_lists_typed_objects_and_marks_the_informer_synced(store: Store) -> None:

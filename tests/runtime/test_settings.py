@@ -30,6 +30,7 @@ def test_defaults_are_karmadas_today() -> None:
     assert s.resource_eviction_rate == 0.5
     assert s.allow_no_execute_taint_policy is False
     assert s.enable_empty_workload_propagation is False
+    assert s.enable_scheduler_estimator is False
     assert (s.rate_limiter_base_delay, s.rate_limiter_max_delay) == (
         timedelta(milliseconds=5),
         timedelta(seconds=1000),

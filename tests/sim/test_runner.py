@@ -408,3 +408,17 @@ def test_a_query_that_fails_on_the_state_fails_its_expectation(tmp_path: Path) -
     assert result.exit_code == 1, result.output
     actual = json.loads(result.stdout)["results"][0]["actual"]
     assert actual.startswith("query error: In function sort(), invalid type for value: None")
+
+
+def test_a_step_changing_a_node_the_member_lacks_makes_the_scenario_invalid(
+    tmp_path: Path,
+) -> None:
+    file = tmp_path / "bad-node.yaml"
+    doc = scenario(
+        members={"m1": {"nodes": [{"name": "n", "count": 2}]}},
+        steps=[{"at": "1m", "members": {"m1": {"nodes": {"n-7": {"ready": False}}}}}],
+    )
+    file.write_text(json.dumps(doc))
+    result = CliRunner().invoke(app, ["simulate", str(file)])
+    assert result.exit_code == 2
+    assert f"{file}: spec.steps[0].members.m1.nodes.n-7: not a node of this member" in result.stderr

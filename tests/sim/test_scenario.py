@@ -27,6 +27,58 @@ from .conftest import scenario
         ),
         ({"members": {"m1": {"reachable": "no"}}}, "spec.members.m1.reachable", "true or false"),
         ({"members": {"m1": {"speed": 1}}}, "spec.members.m1.speed", "unknown field"),
+        (
+            {"members": {"m1": {"nodes": [{"name": "n", "taints": [{"key": "k"}]}]}}},
+            "spec.members.m1.nodes[0].taints[0].effect",
+            "must be one of NoSchedule, PreferNoSchedule, NoExecute",
+        ),
+        (
+            {"members": {"m1": {"nodes": [{"name": "n", "allocatable": {"cpu": "lots"}}]}}},
+            "spec.members.m1.nodes[0].allocatable.cpu",
+            "quantities must match",
+        ),
+        (
+            {"members": {"m1": {"nodes": [{"name": "n"}, {"name": "n"}]}}},
+            "spec.members.m1.nodes",
+            "node 'n' declared twice",
+        ),
+        (
+            {"members": {"m1": {"machineSets": [{"apiVersion": "v1", "kind": "MachineSet"}]}}},
+            "spec.members.m1.machineSets[0]",
+            "must be a machine.openshift.io/v1beta1 MachineSet",
+        ),
+        (
+            {
+                "members": {
+                    "m1": {
+                        "machineSets": [
+                            {
+                                "apiVersion": "machine.openshift.io/v1beta1",
+                                "kind": "MachineSet",
+                                "metadata": {"name": "a"},
+                                "spec": {"replicas": -1},
+                            }
+                        ]
+                    }
+                }
+            },
+            "spec.members.m1.machineSets[0].spec.replicas",
+            "greater than or equal to 0",
+        ),
+        (
+            {"members": {"m1": {"nodes": [{"name": "n", "count": "3"}]}}},
+            "spec.members.m1.nodes[0].count",
+            "an integer",
+        ),
+        (
+            {
+                "expect": [
+                    {"list": {"member": "m9", "apiVersion": "v1", "kind": "Pod"}, "exists": True}
+                ]
+            },
+            "spec.expect[0].list.member",
+            "not a member declared",
+        ),
         ({"objects": [{"kind": "Cluster"}]}, "spec.objects[0].apiVersion", "required"),
         (
             {"expect": [{"object": {"apiVersion": "v1", "kind": "Namespace", "name": "a"}}]},

@@ -18,6 +18,7 @@ from .conftest import CLUSTERS, DEPLOYMENTS, NAMESPACES, MakeStore, Revisions, n
 
 EVENTS = REGISTRY.info("v1", "Event")
 SECRETS = REGISTRY.info("v1", "Secret")
+PODS = REGISTRY.info("v1", "Pod")
 MANAGED_CLUSTERS = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
 POLICIES = REGISTRY.info("policy.karmada.io/v1alpha1", "PropagationPolicy")
 
@@ -109,6 +110,15 @@ def test_secrets_by_type_an_untyped_one_being_opaque(store: CoreStore) -> None:
                   "type": "kubernetes.io/tls"})  # fmt: skip
     assert names(store.list(SECRETS, field_selector="type=Opaque")) == ["plain"]
     assert names(store.list(SECRETS, field_selector="type!=Opaque")) == ["tls"]
+
+
+def test_pods_by_node_and_phase(store: CoreStore) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod"}
+    store.create({**pod, "metadata": {"name": "bound", "namespace": "default"},
+                  "spec": {"nodeName": "node-1"}, "status": {"phase": "Running"}})  # fmt: skip
+    store.create({**pod, "metadata": {"name": "pending", "namespace": "default"}})
+    assert names(store.list(PODS, field_selector="spec.nodeName=node-1")) == ["bound"]
+    assert names(store.list(PODS, field_selector="spec.nodeName=")) == ["pending"]
 
 
 def test_custom_resources_by_name_and_by_namespace_when_namespaced(store: CoreStore) -> None:

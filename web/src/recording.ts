@@ -1,6 +1,6 @@
 // What a run did, as data: fleetwarden.sim.recording's Recording. Times are seconds since
-// `start`. The simulation report draws it; the hub's live timeline will build the same
-// shape from its watches.
+// `start`. The simulation report draws it; the hub's live timeline (live.ts) builds the same
+// shape from its watches, with the hub's Events where a run has its expectations.
 
 export interface Health {
   at: number;
@@ -53,6 +53,16 @@ export interface Verdict {
   actual: unknown;
 }
 
+/** An Event of the hub (live only): when it was last seen, and about what. */
+export interface EventMark {
+  at: number;
+  type: string; // Normal or Warning
+  reason: string;
+  object: string; // the involved object: "Cluster member1"
+  message: string;
+  count: number;
+}
+
 export interface Recording {
   title: string;
   start: string;
@@ -60,4 +70,5 @@ export interface Recording {
   clusters: ClusterLane[];
   workloads: WorkloadLane[];
   expectations: Verdict[];
+  events?: EventMark[]; // a live recording's; its time axis counts back from `end`
 }

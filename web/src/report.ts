@@ -3,14 +3,8 @@
 
 import "./report.css";
 import type { Recording } from "./recording";
-import { LEGEND, renderTimeline } from "./timeline";
-
-function element(tag: string, text = "", className = ""): HTMLElement {
-  const e = document.createElement(tag);
-  e.textContent = text;
-  if (className) e.className = className;
-  return e;
-}
+import { element, legend } from "./legend";
+import { Timeline } from "./timeline";
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -26,28 +20,6 @@ function summary(recording: Recording): string {
   );
 }
 
-function legend(): HTMLElement {
-  const list = element("ul", "", "legend");
-  const swatch = (label: string, color: string) => {
-    const item = element("li", label);
-    const mark = element("span", "", "swatch");
-    mark.style.background = color;
-    item.prepend(mark);
-    list.append(item);
-  };
-  for (const [status, color] of Object.entries(LEGEND.health)) swatch(`health ${status}`, color);
-  // Karmada's and OCM's effects of the same strength share a colour and a swatch.
-  const effects = new Map<string, string[]>();
-  for (const [effect, color] of Object.entries(LEGEND.taints)) {
-    effects.set(color, [...(effects.get(color) ?? []), effect]);
-  }
-  for (const [color, names] of effects) swatch(`taint ${names.join(" / ")}`, color);
-  swatch("eviction task: ▼ created, ● retired", LEGEND.eviction);
-  swatch("expectation passed", LEGEND.expectations.passed);
-  swatch("expectation failed", LEGEND.expectations.failed);
-  return list;
-}
-
 function main(): void {
   const source = document.getElementById("fleetwarden-recording");
   const recording = JSON.parse(source?.textContent ?? "null") as Recording;
@@ -57,11 +29,11 @@ function main(): void {
   root.append(
     element("h1", recording.title),
     element("p", summary(recording), "summary"),
-    legend(),
+    legend("run"),
     chart,
   );
   // The mark a reader (or a test) waits for before reading the drawing.
-  const timeline = renderTimeline(chart, recording, () => {
+  const timeline = new Timeline(chart, recording, () => {
     document.documentElement.dataset.drawn = "true";
   });
   window.addEventListener("resize", () => timeline.resize());

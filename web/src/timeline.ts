@@ -1,5 +1,5 @@
 // The fleet's timeline as lanes on one time axis (Apache ECharts, SVG so a page can be
-// printed and its drawing read): expectations on top, then a lane per cluster (its health
+// printed and its drawing read): expectations (a live recording's Events) on top, then a lane per cluster (its health
 // as a strip, its taints as bars below), then a lane per workload (the clusters it is on,
 // with their replicas, and its eviction tasks from creation to retirement).
 
@@ -19,7 +19,15 @@ import type {
   CustomSeriesRenderItemParams,
   CustomSeriesRenderItemReturn,
 } from "echarts/types/dist/shared";
-import type { ClusterLane, Eviction, Recording, Taint, Verdict, WorkloadLane } from "./recording";
+import type {
+  ClusterLane,
+  EventMark,
+  Eviction,
+  Recording,
+  Taint,
+  Verdict,
+  WorkloadLane,
+} from "./recording";
 
 /** What an item draws: an element of the custom series (a group, rect, text...). */
 type Drawn = Extract<CustomSeriesRenderItemReturn, { type: "group" }>["children"][number];
@@ -31,6 +39,7 @@ type Option = echarts.ComposeOption<
 >;
 
 const LANE_HEIGHT = 56;
+const LIVE_HORIZON = 1.04; // of the window: how far past now a live axis runs
 const SLICE_HEIGHT = 15; // a workload's lane is tall enough for a readable slice per cluster
 const MARKS = 11; // the top of a workload's lane, kept for its eviction tasks
 const HEALTH = { True: "#2e9e4f", False: "#d64541", Unknown: "#9aa0a6" } as Record<string, string>;
@@ -47,11 +56,13 @@ const CLUSTER_COLORS = [
   "#8cd17d", "#86bcb6", "#d4a6c8", "#a0cbe8", "#bab0ac",
 ];
 const EVICTION = "#7d3c98";
+const EVENT = { Normal: "#7f8c8d", Warning: HEALTH.False } as Record<string, string>;
 export const LEGEND = {
   health: HEALTH,
   taints: EFFECT,
   eviction: EVICTION,
   expectations: { passed: HEALTH.True, failed: HEALTH.False },
+  events: EVENT,
 };
 
 /** One drawn thing: where it is, and how to draw and describe it. */
@@ -60,8 +71,11 @@ interface Item {
   start: number;
   end: number;
   draw(box: Box, api: CustomSeriesRenderItemAPI): Drawn;
-  describe(): string;
+  describe(when: When): string;
 }
+
+/** A time of the recording as a reader reads it. */
+type When = (t: number) => string;
 
 interface Box {
   x: number;
@@ -83,38 +97,71 @@ export function duration(seconds: number): string {
   return `${h ? `${h}h` : ""}${h || m ? `${m}m` : ""}${s || !(h || m) ? `${s}s` : ""}`;
 }
 
-/** Draws the recording into `element`; `drawn` hears when the drawing is on the page. */
-export function renderTimeline(
-  element: HTMLElement,
-  recording: Recording,
-  drawn: () => void = () => {},
-): echarts.ECharts {
-  const lanes = ["expectations", ...recording.clusters.map((c) => c.name)];
-  lanes.push(...recording.workloads.map((w) => w.name));
-  const colors = clusterColors(recording);
-  const items = [
-    ...recording.expectations.map((v) => verdictItem(v)),
-    ...recording.clusters.flatMap((c, i) => clusterItems(c, 1 + i, recording.end)),
-    ...recording.workloads.flatMap((w, i) =>
-      workloadItems(w, 1 + recording.clusters.length + i, recording.end, colors),
-    ),
-  ];
-  element.style.height = `${lanes.length * laneHeight(recording) + 110}px`;
-  const chart = echarts.init(element, undefined, { renderer: "svg" });
-  chart.on("finished", drawn);
-  chart.setOption(option(recording, lanes, items));
-  return chart;
+/** The chart of a recording, drawn again when the recording changes (the live one). */
+export class Timeline {
+  readonly chart: echarts.ECharts;
+
+  constructor(
+    private readonly element: HTMLElement,
+    recording: Recording,
+    drawn: () => void = () => {},
+  ) {
+    this.chart = echarts.init(element, undefined, { renderer: "svg" });
+    this.chart.on("finished", drawn);
+    this.draw(recording);
+  }
+
+  draw(recording: Recording): void {
+    const lanes: string[] = [];
+    const items: Item[] = [];
+    const lane = (name: string) => lanes.push(name) - 1;
+    // A live recording has the hub's Events where a simulation has its expectations.
+    if (recording.events) {
+      const at = lane("events");
+      // Warnings drawn last, over the Normal Events of the same moment.
+      const warningsLast = [...recording.events].sort(
+        (a, b) => Number(a.type === "Warning") - Number(b.type === "Warning"),
+      );
+      items.push(...warningsLast.map((e) => eventItem(e, at)));
+    } else {
+      const at = lane("expectations");
+      items.push(...recording.expectations.map((v) => verdictItem(v, at)));
+    }
+    const colors = clusterColors(recording);
+    const end = axisEnd(recording); // where what is still there ends
+    for (const c of recording.clusters) items.push(...clusterItems(c, lane(c.name), end));
+    for (const w of recording.workloads) items.push(...workloadItems(w, lane(w.name), end, colors));
+    const height = `${lanes.length * laneHeight(recording) + 110}px`;
+    if (this.element.style.height !== height) {
+      this.element.style.height = height;
+      this.chart.resize();
+    }
+    // Not merged: an object gone from the recording is gone from the drawing.
+    this.chart.setOption(option(recording, lanes, items), { notMerge: true });
+  }
+
+  resize(): void {
+    this.chart.resize();
+  }
 }
 
 function option(recording: Recording, lanes: string[], items: Item[]): Option {
   const renderItem: CustomSeriesRenderItem = (params, api) =>
     items[params.dataIndex].draw(box(params, api, items[params.dataIndex]), api);
+  // A live recording tells the time of day; a simulation counts from its start.
+  const start = Date.parse(recording.start);
+  const clock = (v: number, seconds: boolean) =>
+    new Date(start + v * 1000).toLocaleTimeString([], {
+      hour: "2-digit", minute: "2-digit", hourCycle: "h23", ...(seconds ? { second: "2-digit" } : {}),
+    }); // prettier-ignore
+  const label = recording.events ? (v: number) => clock(v, false) : duration;
+  const when: When = recording.events ? (v) => clock(v, true) : duration;
   return {
     animation: false,
     grid: { left: 210, right: 30, top: 20, bottom: 70 },
     tooltip: {
       trigger: "item",
-      formatter: (p) => items[(p as { dataIndex: number }).dataIndex].describe(),
+      formatter: (p) => items[(p as { dataIndex: number }).dataIndex].describe(when),
     },
     dataZoom: [
       { type: "inside", xAxisIndex: 0, filterMode: "weakFilter" },
@@ -123,8 +170,8 @@ function option(recording: Recording, lanes: string[], items: Item[]): Option {
     xAxis: {
       type: "value",
       min: 0,
-      max: Math.max(recording.end, 1),
-      axisLabel: { formatter: (v: number) => duration(v) },
+      max: axisEnd(recording),
+      axisLabel: { formatter: label },
       splitLine: { lineStyle: { color: "#eee" } },
     },
     yAxis: {
@@ -145,6 +192,13 @@ function option(recording: Recording, lanes: string[], items: Item[]): Option {
       },
     ],
   };
+}
+
+/** A simulation's axis ends where it ended; a live one a little past now, so that what
+ * began a moment ago (a taint just added) is seen, running on to the edge. */
+function axisEnd(recording: Recording): number {
+  const end = Math.max(recording.end, 1);
+  return recording.events ? end * LIVE_HORIZON : end;
 }
 
 /** The rectangle an item covers, on its lane, clipped to the plot when zoomed. */
@@ -191,10 +245,10 @@ function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
       shape: { x: b.x, y: b.y, width: b.width, height: b.height * 0.22 },
       style: { fill: HEALTH[h.status] ?? "#bbb" },
     }),
-    describe: () =>
+    describe: (when) =>
       `<b>${escapeHtml(cluster.kind)} ${escapeHtml(cluster.name)}</b><br>` +
       `${escapeHtml(healthCondition(cluster.kind))}=${escapeHtml(h.status)} ` +
-      `(${escapeHtml(h.reason)})<br>from ${duration(h.at)}`,
+      `(${escapeHtml(h.reason)})<br>from ${when(h.at)}`,
   }));
   const rows = taintRows(cluster.taints);
   const rowCount = Math.max(...rows, 0) + 1;
@@ -209,19 +263,21 @@ function clusterItems(cluster: ClusterLane, lane: number, end: number): Item[] {
         const y = top + rows[i] * height;
         return bar({ ...b, y, height: height - 1 }, EFFECT[t.effect] ?? "#888", taintText(t));
       },
-      describe: () =>
+      describe: (when) =>
         `<b>taint ${escapeHtml(taintText(t))}</b> on ${escapeHtml(cluster.name)}<br>` +
-        `added ${duration(t.start)}, ${t.end === null ? "still there" : `removed ${duration(t.end)}`}`,
+        `added ${when(t.start)}, ${t.end === null ? "still there" : `removed ${when(t.end)}`}`,
     });
   });
   return items;
 }
 
-function healthCondition(kind: string): string {
+/** The condition a cluster's health is: Karmada's Ready, OCM's Available. */
+export function healthCondition(kind: string): string {
   return kind === "ManagedCluster" ? "ManagedClusterConditionAvailable" : "Ready";
 }
 
-function taintText(t: Taint): string {
+/** `key=value:Effect`, as kubectl writes a taint. */
+export function taintText(t: Pick<Taint, "key" | "effect"> & { value?: string }): string {
   return `${t.key}${t.value ? `=${t.value}` : ""}:${t.effect}`;
 }
 
@@ -285,8 +341,8 @@ function workloadItems(
         });
         return { type: "group", children: slices };
       },
-      describe: () =>
-        `<b>${escapeHtml(workload.name)}</b> from ${duration(p.at)}<br>` +
+      describe: (when) =>
+        `<b>${escapeHtml(workload.name)}</b> from ${when(p.at)}<br>` +
         (clusters.length
           ? clusters.map(([name, n]) => escapeHtml(replicas(name, n))).join("<br>")
           : "on no cluster"),
@@ -332,38 +388,56 @@ function evictionItem(workload: WorkloadLane, e: Eviction, lane: number, end: nu
       }
       return { type: "group", children };
     },
-    describe: () =>
+    describe: (when) =>
       `<b>eviction task</b> of ${escapeHtml(workload.name)} from ${escapeHtml(e.cluster)}<br>` +
       `${escapeHtml(e.producer)}: ${escapeHtml(e.reason)}, purge ${escapeHtml(e.purgeMode)}<br>` +
-      `created ${duration(e.start)}, ` +
-      (e.end === null ? "still waiting at the end" : `retired ${duration(e.end)}`),
+      `created ${when(e.start)}, ` +
+      (e.end === null ? "still waiting at the end" : `retired ${when(e.end)}`),
   };
 }
 
 /** A tick on the expectations lane: green when it passed, red when it failed. */
-function verdictItem(v: Verdict): Item {
+function verdictItem(v: Verdict, lane: number): Item {
   const color = v.passed ? HEALTH.True : HEALTH.False;
   return {
-    lane: 0,
+    lane,
     start: v.at,
     end: v.at,
     draw: (b, api) => {
-      const [x] = api.coord([v.at, 0]);
-      return {
-        type: "group",
-        children: [
-          {
-            type: "line",
-            shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height },
-            style: { stroke: color, fill: "none", lineWidth: 2 },
-          },
-          { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
-        ],
-      };
+      const [x] = api.coord([v.at, lane]);
+      return tick(x, b, color);
     },
-    describe: () =>
-      `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${duration(v.at)}: ${escapeHtml(v.path)}<br>` +
+    describe: (when) =>
+      `<b>${v.passed ? "PASS" : "FAIL"}</b> at ${when(v.at)}: ${escapeHtml(v.path)}<br>` +
       escapeHtml(`${v.query ? `${v.query} ` : ""}${v.check} ${JSON.stringify(v.expected)}`) +
       (v.passed ? "" : `<br>actual: ${escapeHtml(JSON.stringify(v.actual))}`),
+  };
+}
+
+/** A mark at one instant: a line down the lane under a dot. */
+function tick(x: number, b: Box, color: string): Drawn {
+  return {
+    type: "group",
+    children: [
+      {
+        type: "line",
+        shape: { x1: x, y1: b.y + 8, x2: x, y2: b.y + b.height },
+        style: { stroke: color, fill: "none", lineWidth: 2 },
+      },
+      { type: "circle", shape: { cx: x, cy: b.y + 6, r: 5 }, style: { fill: color } },
+    ],
+  };
+}
+
+/** An Event on the events lane: grey when Normal, red when a Warning. */
+function eventItem(e: EventMark, lane: number): Item {
+  return {
+    lane,
+    start: e.at,
+    end: e.at,
+    draw: (b, api) => tick(api.coord([e.at, lane])[0], b, EVENT[e.type] ?? EVENT.Normal),
+    describe: (when) =>
+      `<b>${escapeHtml(e.type)} ${escapeHtml(e.reason)}</b> ${escapeHtml(e.object)}` +
+      `${e.count > 1 ? ` (×${e.count})` : ""}, last at ${when(e.at)}<br>${escapeHtml(e.message)}`,
   };
 }

@@ -36,6 +36,17 @@ class CustomResource:
     terminating: bool = False  # being deleted: its objects go, no new ones come
 
 
+@dataclass(frozen=True, eq=False)
+class Conversion:
+    """A version served besides the one its objects are stored in (a CRD's conversion
+    webhook): what it is stored as, and each wire object converted on its way in and out.
+    A conversion keeps the metadata whole and may lose what the other version lacks."""
+
+    storage: KindInfo
+    to_storage: Callable[[Mapping[str, Any]], dict[str, Any]]
+    from_storage: Callable[[Mapping[str, Any]], dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class KindInfo:
     group: str
@@ -57,6 +68,8 @@ class KindInfo:
     more_subresources: tuple[str, ...] = ()
     # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
     custom: CustomResource | None = field(default=None, compare=False, repr=False)
+    # Stored in another version of the kind, converted on the way.
+    conversion: Conversion | None = field(default=None, compare=False, repr=False)
 
     @property
     def model(self) -> type[Resource]:
@@ -87,6 +100,18 @@ class KindInfo:
     def group_kind(self) -> str:
         """`Cluster.cluster.karmada.io`, as Kubernetes names a kind in errors."""
         return f"{self.kind}.{self.group}" if self.group else self.kind
+
+
+def stored_as(info: KindInfo) -> KindInfo:
+    """The kind its objects are stored as: itself, or a converted version's storage one."""
+    return info.conversion.storage if info.conversion is not None else info
+
+
+def served(info: KindInfo, obj: dict[str, Any]) -> dict[str, Any]:
+    """A stored object (or a Status) as the kind it is asked for is served."""
+    if info.conversion is None or obj.get("kind") != info.kind:
+        return obj
+    return info.conversion.from_storage(obj)
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:

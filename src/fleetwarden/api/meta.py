@@ -50,27 +50,33 @@ def _parse_time(value: Any) -> datetime:
     return parsed.astimezone(UTC)
 
 
-# Datetime -> text, for every encode of an object repeats its timestamps as well. Only
-# plain UTC datetimes are kept: for them equal keys are the same instant, the same text.
+# Datetime -> text, for every encode of an object repeats its timestamps as well (and a
+# fleet's Leases are renewed at one instant). Only plain UTC datetimes are kept: for them
+# equal keys are the same instant, the same text.
 _FORMATTED: dict[datetime, str] = {}
+_FORMATTED_MICRO: dict[datetime, str] = {}
 
 
 def format_time(value: datetime) -> str:
     """metav1.Time serialises to whole seconds in UTC."""
-    if type(value) is datetime and value.tzinfo is UTC:
-        text = _FORMATTED.get(value)
-        if text is None:
-            text = value.strftime("%Y-%m-%dT%H:%M:%SZ")
-            if len(_FORMATTED) >= _PARSED_MAX:
-                _FORMATTED.clear()
-            _FORMATTED[value] = text
-        return text
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _format(value, "%Y-%m-%dT%H:%M:%SZ", _FORMATTED)
 
 
 def format_micro_time(value: datetime) -> str:
     """metav1.MicroTime (Lease renewTime, Event eventTime) keeps microseconds."""
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return _format(value, "%Y-%m-%dT%H:%M:%S.%fZ", _FORMATTED_MICRO)
+
+
+def _format(value: datetime, layout: str, cache: dict[datetime, str]) -> str:
+    if type(value) is datetime and value.tzinfo is UTC:
+        text = cache.get(value)
+        if text is None:
+            text = value.strftime(layout)
+            if len(cache) >= _PARSED_MAX:
+                cache.clear()
+            cache[value] = text
+        return text
+    return value.astimezone(UTC).strftime(layout)
 
 
 Time = Annotated[datetime, BeforeValidator(parse_time), PlainSerializer(format_time)]

@@ -280,6 +280,8 @@ def _secret_type(secret: Mapping[str, Any]) -> str:
     return _at("type")(secret) or "Opaque"
 
 
+_POD_SPEC_FIELDS = ("nodeName", "restartPolicy", "schedulerName", "serviceAccountName")
+_POD_STATUS_FIELDS = ("phase", "podIP", "nominatedNodeName")
 _INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
 # The kinds whose field label conversion accepts more than the object's name and namespace
 # (pkg/apis/core/v1/conversion.go, and the strategies' GetAttrs that evaluate them).
@@ -294,6 +296,12 @@ _FIELD_LABELS: dict[tuple[str, str], FieldLabels] = {
         }
     ),
     ("", "Namespace"): FieldLabels({"status.phase": _at("status", "phase")}, namespace=False),
+    ("", "Pod"): FieldLabels(
+        {
+            **{f"spec.{key}": _at("spec", key) for key in _POD_SPEC_FIELDS},
+            **{f"status.{key}": _at("status", key) for key in _POD_STATUS_FIELDS},
+        }
+    ),
     ("", "Secret"): FieldLabels({"type": _secret_type}),
     (certificates.GROUP, "CertificateSigningRequest"): FieldLabels(
         {"spec.signerName": _at("spec", "signerName")}, namespace=False

@@ -19,6 +19,7 @@ from fleetwarden.cli import (
     token,
     up,
     validate,
+    whatif,
 )
 from fleetwarden.cli.sections import SectionedCommand
 
@@ -42,6 +43,7 @@ app.command(name="describe", no_args_is_help=True)(describe.describe)
 app.command(name="explain", no_args_is_help=True)(explain.explain)
 app.command(name="apply")(apply.apply)
 app.command(name="delete")(delete.delete)
+app.command(name="what-if", no_args_is_help=True)(whatif.what_if)
 app.command(name="cordon")(cordon.cordon)
 app.command(name="uncordon")(cordon.uncordon)
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from fleetwarden.api.errors import StatusError
+from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound, StatusError
 from fleetwarden.runtime.settings import (
     FeatureGates,
     LeaderElectionConfiguration,
@@ -69,6 +69,8 @@ ACCEPT_WAIT = 120.0
 RESTART_DELAY = 1.0
 RESTART_DELAY_MAX = 60.0
 SUPERVISE_INTERVAL = 0.2
+# Tries at writing the settings ConfigMap while other replicas write it too.
+PUBLISH_ATTEMPTS = 5
 # How long an agent gets to stop on SIGTERM before it is killed.
 AGENT_STOP_TIMEOUT = 10.0
 
@@ -191,6 +193,36 @@ class Storage:
         return store
 
 
+def publish_settings(store: CoreStore, settings: Settings) -> None:
+    """The ConfigMap karmada-system/fleetwarden-hub-settings: this hub's settings by flag
+    name, for `fleetwarden what-if` to run its copy of the fleet as the hub runs it.
+    Replicas starting together on one store each write it; the last one's stays."""
+    from fleetwarden.api.registry import REGISTRY
+    from fleetwarden.server.namespaces import ensure_namespace
+    from fleetwarden.sim.whatif import SETTINGS_CONFIGMAP, SETTINGS_NAMESPACE
+
+    ensure_namespace(store, SETTINGS_NAMESPACE)
+    info = REGISTRY.info("v1", "ConfigMap")
+    meta = {"name": SETTINGS_CONFIGMAP, "namespace": SETTINGS_NAMESPACE}
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta,
+                  "data": settings.to_flags()}  # fmt: skip
+    for _ in range(PUBLISH_ATTEMPTS):
+        try:
+            current = store.get(info, SETTINGS_CONFIGMAP, SETTINGS_NAMESPACE)
+            meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+            store.update(config_map)
+            return
+        except NotFound:
+            meta.pop("resourceVersion", None)
+            with contextlib.suppress(AlreadyExists):
+                store.create(config_map)
+                return
+        except Conflict:
+            continue
+    # Not worth failing the hub for: what-if then says it runs with the defaults.
+    logger.warning("could not write %s/%s", SETTINGS_NAMESPACE, SETTINGS_CONFIGMAP)
+
+
 class Hub:
     """The hub's parts, composed; start() serves, stop() undoes it in reverse."""
 
@@ -251,6 +283,7 @@ class Hub:
             security=self.security,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
+        self.settings = settings
 
     def _controllers(self) -> dict[Lock | None, list[Controller]]:
         """The hub's controllers by lock, made anew at each call."""
@@ -314,6 +347,7 @@ class Hub:
         ensure_namespace(self.store, NAMESPACE_KARMADA_CLUSTER)
         for elector in self.electors:  # where each lock's Lease lives
             ensure_namespace(self.store, elector.namespace)
+        publish_settings(self.store, self.settings)
         self.server.start()
         self.driver.start()
         for elector in self.electors:
@@ -789,6 +823,7 @@ def up(
         if joining:
             accept_in_background(kubeconfig, [f"cluster{i}" for i in range(1, ocm_members + 1)])
         typer.echo(f"fleetwarden hub serving on {hub.url}")
+        typer.echo(f"dashboard: {hub.client_url}/")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
         stop.wait()
     finally:

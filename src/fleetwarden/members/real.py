@@ -22,7 +22,7 @@ import threading
 import httpx
 
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PUSH, Cluster
-from fleetwarden.api.karmada.work import Work
+from fleetwarden.api.karmada.work import ReplicaRequirements, Work
 from fleetwarden.members.endpoint import DELETE_WORKLOAD_PATH, REPORT_PATH, decode_report
 from fleetwarden.runtime.informer import Informer
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
@@ -55,6 +55,10 @@ class HttpMembers:
 
     def backs(self, name: str) -> bool:
         return True
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> None:
+        """No scheduler-estimator runs beside a real member here: the general estimate only."""
+        return None
 
     def probe(self, name: str) -> Probe | None:
         """None for a cluster that is not a Push cluster the hub knows."""

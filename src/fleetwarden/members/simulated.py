@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -50,7 +51,7 @@ from typing import Any, Protocol, TypeGuard, runtime_checkable
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.karmada.work import ManifestStatus, Work
+from fleetwarden.api.karmada.work import ManifestStatus, ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
@@ -61,6 +62,9 @@ from fleetwarden.api.ocm.cluster import (
 )
 from fleetwarden.api.ocm.work import ManifestWork
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
+from fleetwarden.members.inside.nodes import NodeSpec
+from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.members.work_agent import (
     ObjectRef,
     Spoke,
@@ -130,6 +134,10 @@ class MemberState:
     workload_ready_after: timedelta = timedelta(0)
     allocatable: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_ALLOCATABLE))
     cluster_claims: Mapping[str, str] = field(default_factory=dict)
+    # With nodes, the member runs its workloads' pods on them (members/inside/).
+    nodes: tuple[NodeSpec, ...] | None = None
+    # How many Machines each of its MachineSets has made (they are named by that count).
+    machines_made: Mapping[str, int] = field(default_factory=dict)
 
 
 # The seam between the agents and the cluster they run for -----------------------------------------
@@ -196,6 +204,12 @@ class SimulatedCluster:
     state: MemberState
     api_enablements: list[APIEnablement]
     applied: dict[str, _Applied] = field(default_factory=dict)
+    # The probe and the report of `state`, made once: every status loop asks for them.
+    _told: tuple[MemberState, Probe, MemberReport] | None = field(default=None, repr=False)
+    kube: MemberKube | None = None
+    _nodes: tuple[NodeSpec, ...] | None = None  # the declared nodes the member runs
+    # The workloads each Work (by uid) runs inside the member, with nodes.
+    workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
     objects: dict[tuple[str, str, str, str], _SpokeObject] = field(default_factory=dict)
     uids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -208,10 +222,47 @@ class SimulatedCluster:
         return self.state.reachable
 
     def probe(self) -> Probe:
-        return Probe(online=self.state.reachable, healthy=self.state.ready)
+        return self._tell()[1]
 
     def report(self) -> MemberReport:
-        return MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(self.state.allocatable))
+        if self.kube is None:
+            return self._tell()[2]
+        allocatable, allocated, allocating = self.kube.resource_summary()
+        # Empty maps are left out, as the Go structs' omitempty leaves them.
+        return MemberReport(
+            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated or None,
+            allocating or None,
+        )  # fmt: skip
+
+    def _tell(self) -> tuple[MemberState, Probe, MemberReport]:
+        told, state = self._told, self.state
+        if told is None or told[0] is not state:
+            probe = Probe(online=state.reachable, healthy=state.ready)
+            report = MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(state.allocatable))
+            told = self._told = (state, probe, report)
+        return told
+
+    def sync(self, now: datetime) -> datetime | None:
+        """Run the member's own control plane to `now` (with nodes); when it next changes
+        of itself."""
+        nodes = self.state.nodes
+        if nodes is None:
+            return None
+        if self.kube is None:
+            self.kube, self._nodes = MemberKube(nodes, now), nodes
+        self.kube.ready_after = self.state.workload_ready_after
+        self.kube.healthy = self.state.workloads_healthy
+        if nodes is not self._nodes:  # a step changed them
+            self.kube.set_nodes(nodes, now)
+            self._nodes = nodes
+        self.kube.sync(now)
+        return self.kube.next_change(now)
+
+    def estimate_replicas(self, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator's answer; None for a member without nodes."""
+        if self.kube is None:
+            return None
+        return self.kube.max_replicas(replica_needs(requirements))
 
     def cluster_claims(self) -> Mapping[str, str]:
         return self.state.cluster_claims
@@ -219,6 +270,8 @@ class SimulatedCluster:
     def apply(self, work: Work, now: datetime) -> AppliedWork:
         """Apply a Work not applied yet, or changed since, as a new revision of its
         objects; they are healthy once `workload_ready_after` has passed since."""
+        if self.kube is not None:
+            return self._run(work, self.kube, now)
         uid, generation = work.metadata.uid or "", work.metadata.generation or 0
         applied = self.applied.get(uid)
         if applied is None or applied.work_generation != generation:
@@ -233,16 +286,42 @@ class SimulatedCluster:
             recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
         )
 
+    def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
+        """Apply a Work's workloads to the member's nodes and read them back as they run."""
+        objects: list[Mapping[str, Any] | None] = []
+        keys: list[WorkloadKey] = []
+        for manifest in work.spec.workload.manifests or []:
+            if manifest.get("kind") not in WORKLOAD_KINDS:
+                objects.append(_member_object(manifest, 1, healthy=True))
+                continue
+            keys.append(kube.apply(manifest, now))
+            objects.append(kube.workload_object(keys[-1], now))
+        self._forget(work.metadata.uid or "", keep=keys, now=now)
+        self.workloads[work.metadata.uid or ""] = keys
+        observed = tuple(json.dumps(o, sort_keys=True) for o in objects)
+        return AppliedWork(objects, observed=observed, recheck_at=kube.next_change(now))
+
+    def _forget(self, uid: str, keep: Collection[WorkloadKey], now: datetime) -> None:
+        """Delete what a Work ran that it no longer lists."""
+        gone = [key for key in self.workloads.pop(uid, []) if key not in keep]
+        if gone and self.kube is not None:
+            self.kube.remove(gone, now)
+
     def delete_workload(self, work: Work) -> bool:
         """False while the member cannot be reached."""
         if not self.state.reachable:
             return False
         self.applied.pop(work.metadata.uid or "", None)
+        if self.kube is not None:
+            self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
         return True
 
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
+        if self.kube is not None:
+            for uid in [uid for uid in self.workloads if uid not in live]:
+                self._forget(uid, keep=(), now=self.kube.now)
 
 
 @dataclass(frozen=True)
@@ -332,6 +411,8 @@ class MemberAgents:
     gives the object an agent creates when its cluster is on the hub in neither dialect
     (karmada-agent's Pull Cluster unless told otherwise)."""
 
+    controller_name = "member-agents"
+
     def __init__(
         self, members: Mapping[str, MemberCluster], register: Registration | None = None
     ) -> None:
@@ -359,9 +440,13 @@ class MemberAgents:
         member = self.clusters.get(name)
         return member.delete_workload(work) if member else True
 
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """No scheduler-estimator runs beside these members: the general estimate only."""
+        return None
+
     def controller(self) -> Controller:
         return Controller(
-            name="member-agents",
+            name=self.controller_name,
             watches=[
                 Watches(CLUSTER, self._own_name),
                 Watches(MANAGED_CLUSTER, self._own_name),
@@ -439,10 +524,32 @@ class SimulatedFleet(MemberAgents):
         super().__init__(self.members)
 
     def set_state(self, name: str, state: MemberState) -> None:
+        """New switches; nodes change when the member's agents next run (enqueue them)."""
         self.members[name].state = state
 
     def state(self, name: str) -> MemberState:
         return self.members[name].state
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        """The member's own control plane runs to now, then its agents; they look again
+        when it next changes of itself."""
+        member = self.members.get(key)
+        changes = member.sync(ctx.clock.now()) if member is not None else None
+        result = super().reconcile(key, ctx)
+        if changes is None or result.requeue_after is None:
+            return result
+        return requeue_after(min(result.requeue_after, changes - ctx.clock.now()))
+
+    def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
+        """karmada-scheduler-estimator of a member with nodes; None for the others."""
+        member = self.members.get(name)
+        return member.estimate_replicas(requirements) if member is not None else None
+
+    def objects(self, name: str, now: datetime) -> list[dict[str, Any]]:
+        """Every object inside a member with nodes (Nodes, Pods, workloads), as of now."""
+        member = self.members[name]
+        member.sync(now)
+        return member.kube.objects(now) if member.kube is not None else []
 
 
 # karmada-agent ------------------------------------------------------------------------------------
@@ -554,6 +661,10 @@ def _work_agent(
     now: datetime,
 ) -> list[datetime]:
     works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + name)
+    if not works:  # the idle member's every loop: nothing to apply, report or delete
+        agent.reported = {}
+        member.prune_workloads(())
+        return []
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
     ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)
@@ -642,7 +753,7 @@ def _renew_lease(
     spec = {
         "holderIdentity": owner.name,
         "leaseDurationSeconds": seconds,
-        "renewTime": now.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "renewTime": format_micro_time(now),
     }
     # Read, then update: what karmada-agent's role grants on leases (get, create, update).
     try:

@@ -309,10 +309,16 @@ class Cache:
         # One lock for every informer: a handler of one may read another without deadlock.
         self._lock = threading.RLock()
         self._informers: dict[str, Informer] = {}
+        self._by_id: dict[int, tuple[KindInfo, Informer]] = {}  # by the KindInfo asked with
         self._started = False
 
     def informer(self, info: KindInfo) -> Informer:
         """The kind's informer; one asked for after `sync` is listed at once."""
+        # Reconcilers ask for informers all the time: one dict read once it exists (by
+        # identity: a KindInfo's hash goes through all its fields).
+        known = self._by_id.get(id(info))
+        if known is not None and known[0] is info:
+            return known[1]
         with self._lock:
             collection = collection_of(info)
             informer = self._informers.get(collection)
@@ -320,6 +326,7 @@ class Cache:
                 informer = self._informers[collection] = Informer(info, self._lock)
                 if self._started:
                     self._list(informer)
+            self._by_id[id(info)] = (info, informer)  # held, so its id is not reused
             return informer
 
     def informer_for(self, api_version: str, kind: str) -> Informer:

@@ -162,6 +162,7 @@ class Settings:
     cluster_lease_renew_interval_fraction: float = 0.25
     # karmada-scheduler: cmd/scheduler/app/options/options.go
     enable_empty_workload_propagation: bool = False
+    enable_scheduler_estimator: bool = False
     # karmada-webhook: cmd/webhook/app/options/options.go
     allow_no_execute_taint_policy: bool = False
     # Karmada <= v1.13, off unless given. Upstream defaulted them to 5m (controller
@@ -198,6 +199,16 @@ class Settings:
             values[attr] = _parse(flag, types_[attr], raw)
         return cls(**values)
 
+    def to_flags(self) -> dict[str, str]:
+        """The settings as flag values from_flags reads back (unset ones left out): what
+        the hub publishes for `what-if` to run with."""
+        flags: dict[str, str] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                flags[f.name.replace("_", "-")] = _flag_text(value)
+        return flags
+
     def gate(self, name: str) -> bool:
         """Whether a Karmada feature gate is on (`settings.gate("Failover")`)."""
         return self.feature_gates.enabled(name)
@@ -212,6 +223,16 @@ class Settings:
             default_not_ready_toleration_seconds=self.default_not_ready_toleration_seconds,
             default_unreachable_toleration_seconds=self.default_unreachable_toleration_seconds,
         )
+
+
+def _flag_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, timedelta):
+        return format_duration(value)
+    if isinstance(value, FeatureGates):
+        return ",".join(f"{name}={_flag_text(on)}" for name, on in value.overrides)
+    return str(value)
 
 
 def _unknown(flag: str, known: list[str]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from fleetwarden.api.karmada.cluster import (
     APIEnablement,
@@ -110,6 +111,9 @@ class MemberReport:
     kubernetes_version: str
     api_enablements: list[APIEnablement]
     allocatable: dict[str, str]
+    # What its pods request: bound (allocated) and pending (allocating); None when unknown.
+    allocated: dict[str, str] | None = None
+    allocating: dict[str, str] | None = None
 
 
 def collect_cluster_status(
@@ -135,7 +139,13 @@ def collect_cluster_status(
     if probe.online:
         status.kubernetes_version = report.kubernetes_version
         status.api_enablements = report.api_enablements
-        status.resource_summary = ResourceSummary(allocatable=dict(report.allocatable))
+        summary: dict[str, Any] = {"allocatable": dict(report.allocatable)}
+        # What pods request, where the member tells it (unset, not null, otherwise).
+        if report.allocated:
+            summary["allocated"] = dict(report.allocated)
+        if report.allocating:
+            summary["allocating"] = dict(report.allocating)
+        status.resource_summary = ResourceSummary.model_validate(summary)
         complete = api_enablements_condition(bool(report.api_enablements))
         conditions = set_status_condition(conditions, complete, now)
     status.conditions = set_status_condition(conditions, ready, now)

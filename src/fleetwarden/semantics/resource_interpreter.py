@@ -126,6 +126,11 @@ def aggregate_status(
     return status
 
 
+def health_interpreted(api_version: str, kind: str) -> bool:
+    """HookEnabled(InterpretHealth): whether the kind's health is known here."""
+    return (api_version, kind) in _HEALTH_CHECKS
+
+
 def interpret_health(obj: Mapping[str, Any]) -> str:
     """InterpretHealth; a kind without a health hook is treated as healthy, as the work
     status controller does."""

@@ -3,7 +3,8 @@
 `create_app(store, chain, clock)` serves every registered kind the way kube-apiserver
 serves it: discovery, CRUD with admission, the status subresource, watch, Tables for
 kubectl and OpenAPI documents, health and metrics; and with a chain over a hub's own
-registry, the custom kinds its CustomResourceDefinitions serve, as they come and go.
+registry, the custom kinds its CustomResourceDefinitions serve, as they come and go. At `/`
+it serves the dashboard's page (fleetwarden.dashboard.pages).
 Blocking work (admission, the store) runs on a small thread pool; the event loop only
 moves bytes, so a watch that waits costs no thread of the pool.
 """
@@ -25,9 +26,11 @@ from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import BadRequest, StatusError
+from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
+from fleetwarden.dashboard import pages
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
 from fleetwarden.server.auditing import RequestAudit
@@ -61,7 +64,7 @@ from fleetwarden.server.security import Security
 from fleetwarden.server.tls import TLS, PeerCertificateProtocol
 from fleetwarden.server.validation import FieldValidation
 from fleetwarden.server.watch import WatchOptions, WatchSession
-from fleetwarden.store.interface import Store
+from fleetwarden.store.interface import Obj, Store
 
 Scope = Mapping[str, Any]
 Message = Mapping[str, Any]
@@ -135,6 +138,10 @@ class App:
             # Who asks and whether they may come from the scope and headers alone: the body
             # is read only for a request allowed, so a stranger's costs nothing to refuse.
             request = Request.from_scope(scope)
+            if pages.is_page_request(request.method, request.path):
+                # The dashboard carries no data: it asks the API with the user's credentials.
+                await _send(send, pages.page_response(request.path))
+                return
             audit = RequestAudit(scope, request, self.security.audit)
             send = audit.recording(send)
             unread = _announces_body(request)
@@ -319,6 +326,8 @@ class App:
             raise StatusError("the server is shutting down")
         media = request.accept(_READ_OFFERS)
         render = output.renderer(target.info, media, request, self.clock.now)
+        if target.info.conversion is not None:
+            render = _converting(target.info, render)
         options = _watch_options(request, target)
         session = await self._run(
             lambda: WatchSession(self.store, target.info, target.namespace, options)
@@ -339,6 +348,11 @@ class App:
         finally:
             session.close()
             self._watches.discard(session)
+
+
+def _converting(info: KindInfo, render: Callable[[Obj], Any]) -> Callable[[Obj], Any]:
+    """A watch of a converted version: each stored object converted before it is sent."""
+    return lambda obj: render(served(info, obj))
 
 
 def _openapi(path: str, registry: Registry) -> dict[str, Any] | None:

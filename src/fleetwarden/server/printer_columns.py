@@ -46,6 +46,9 @@ PRINTER_COLUMNS: dict[tuple[str, str, str], tuple[PrinterColumn, ...]] = {
     # karmada-io/karmada:
     # charts/karmada/_crds/bases/policy/policy.karmada.io_clustertaintpolicies.yaml
     ("policy.karmada.io", "v1alpha1", "ClusterTaintPolicy"): DEFAULT_COLUMNS,
+    # policy.karmada.io_overridepolicies.yaml, policy.karmada.io_clusteroverridepolicies.yaml
+    ("policy.karmada.io", "v1alpha1", "OverridePolicy"): DEFAULT_COLUMNS,
+    ("policy.karmada.io", "v1alpha1", "ClusterOverridePolicy"): DEFAULT_COLUMNS,
     # karmada-io/karmada:
     # charts/karmada/_crds/bases/work/work.karmada.io_resourcebindings.yaml
     ("work.karmada.io", "v1alpha2", "ResourceBinding"): (

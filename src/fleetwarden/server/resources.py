@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
+from fleetwarden.admission.undeclared import prune_undeclared
 from fleetwarden.api import apiextensions
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Authorizer
@@ -31,8 +32,9 @@ from fleetwarden.api.errors import (
     namespace_mismatch,
     type_mismatch,
 )
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, served, stored_as
 from fleetwarden.api.meta import Resource
+from fleetwarden.api.registry import Registry
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
 from fleetwarden.server.delete_options import DeleteOptions
@@ -90,11 +92,11 @@ class Resources:
     # reads -------------------------------------------------------------------------------
 
     def get(self, info: KindInfo, namespace: str | None, name: str) -> Obj:
-        return self.store.get(info, name, namespace or "")
+        return served(info, self.store.get(info, name, namespace or ""))
 
     def list(self, info: KindInfo, namespace: str | None, options: ListOptions) -> Obj:
         result = self.store.list(
-            info,
+            stored_as(info),
             namespace,
             label_selector=options.label_selector,
             field_selector=options.field_selector,
@@ -106,7 +108,7 @@ class Resources:
             meta["continue"] = result.continue_
         if result.remaining_item_count is not None:
             meta["remainingItemCount"] = result.remaining_item_count
-        return list_document(info, meta, result.items)
+        return list_document(info, meta, [served(info, item) for item in result.items])
 
     # writes ------------------------------------------------------------------------------
 
@@ -119,16 +121,18 @@ class Resources:
             raise Forbidden(info.plural, info.group, name, _DEFINITION_TERMINATING)
         if info.namespaced:
             namespaces.require_namespace(self.store, info, obj)
+        obj, converted_away = _to_storage(self.chain.registry, info, obj)
         request = self._review(obj, None)
         admitted: Resource = request.obj
-        warnings = check_fields(info, request.pruned, options.field_validation)
+        pruned = converted_away + request.pruned
+        warnings = check_fields(info, pruned, options.field_validation)
         wire = admitted.to_dict()
         if options.dry_run:
-            return Written(wire, warnings)
+            return Written(served(info, wire), warnings)
         created = self.store.create(wire)
         if info == namespaces.NAMESPACE:
             created = namespaces.activate(self.store, created)
-        return Written(created, warnings)
+        return Written(served(info, created), warnings)
 
     def update(
         self,
@@ -177,7 +181,10 @@ class Resources:
             return current
         if info == apiextensions.KIND:
             _hold_for_cleanup(self.store, current)
-        deleted = self.store.delete(info, name, namespace or "", propagation=options.propagation)
+        deleted = served(
+            info,
+            self.store.delete(info, name, namespace or "", propagation=options.propagation),
+        )
         meta = deleted["metadata"]
         if ("deletionTimestamp" in meta and meta.get("finalizers")) or not _builtin(info):
             return deleted  # still terminating; a custom resource's registry returns it anyway
@@ -228,7 +235,8 @@ class Resources:
         """Admit the change against the stored object and write it if that is still the
         stored one; retried on a newer one unless the change names its own version."""
         for attempt in range(_WRITE_ATTEMPTS):
-            current = self.get(info, namespace, name)
+            stored = self.store.get(info, name, namespace or "")
+            current = served(info, stored)
             current_rv = current["metadata"]["resourceVersion"]
             new = change(current)
             if subresource:  # each subresource served writes (part of) the status
@@ -236,20 +244,34 @@ class Resources:
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
-            old = self.chain.registry.decode(current)
+            new, converted_away = _to_storage(self.chain.registry, info, new)
+            old = self.chain.registry.decode(stored)
             request = self._review(new, old, subresource)
             admitted: Resource = request.obj
-            warnings = check_fields(info, request.pruned, options.field_validation)
+            pruned = converted_away + request.pruned
+            warnings = check_fields(info, pruned, options.field_validation)
             wire = admitted.to_dict()
             if options.dry_run:
-                return Written(wire, warnings)
-            stored_as = "status" if subresource else None
+                return Written(served(info, wire), warnings)
+            subresource_written = "status" if subresource else None
             try:
-                return Written(self.store.update(wire, subresource=stored_as), warnings)
+                updated = self.store.update(wire, subresource=subresource_written)
+                return Written(served(info, updated), warnings)
             except Conflict:
                 if (given_rv and given_rv != current_rv) or attempt == _WRITE_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
+
+
+def _to_storage(registry: Registry, info: KindInfo, obj: Obj) -> tuple[Obj, list[str]]:
+    """A write in a converted version: decoded by that version's types (what they do not
+    declare dropped, as its schema prunes it), then converted to the storage version; and
+    the fields dropped."""
+    if info.conversion is None:
+        return obj, []
+    typed = registry.decode(obj)
+    pruned = prune_undeclared(typed)
+    return info.conversion.to_storage(typed.to_dict()), pruned
 
 
 def list_document(info: KindInfo, metadata: Mapping[str, Any], items: list[Obj]) -> Obj:

@@ -15,7 +15,7 @@ class StateReader(Protocol):
     """What expectations may read: objects, lists and the Events recorded so far."""
 
     def get(
-        self, api_version: str, kind: str, name: str, namespace: str
+        self, api_version: str, kind: str, name: str, namespace: str, member: str | None = None
     ) -> dict[str, Any] | None: ...
 
     def list_objects(
@@ -25,6 +25,7 @@ class StateReader(Protocol):
         namespace: str | None,
         label_selector: str | None,
         field_selector: str | None,
+        member: str | None = None,
     ) -> list[dict[str, Any]]: ...
 
     def events(self) -> list[dict[str, Any]]: ...
@@ -100,12 +101,15 @@ def check(expectation: Expectation, reader: StateReader, at: str) -> Outcome:
 
 def _subject(expectation: Expectation, reader: StateReader) -> Any:
     spec = expectation.target.spec
+    member = spec.get("member")  # inside a member cluster, not the hub
     if expectation.target.mode == "object":
-        return reader.get(spec["apiVersion"], spec["kind"], spec["name"], spec.get("namespace", ""))
+        return reader.get(
+            spec["apiVersion"], spec["kind"], spec["name"], spec.get("namespace", ""), member
+        )
     if expectation.target.mode == "list":
         return reader.list_objects(
             spec["apiVersion"], spec["kind"], spec.get("namespace"),
-            spec.get("labelSelector"), spec.get("fieldSelector"),
+            spec.get("labelSelector"), spec.get("fieldSelector"), member,
         )  # fmt: skip
     return [event for event in reader.events() if contains(event, dict(spec))]
 

@@ -11,7 +11,7 @@ import random
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from fleetwarden.admission import default_chain
@@ -25,7 +25,7 @@ from fleetwarden.api.errors import (
     StatusError,
     WebhookDenied,
 )
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
@@ -145,6 +145,8 @@ class Simulation:
             path = f"{step.path}.members.{name}"
             state = apply_member_changes(self.fleet.state(name), changes, self.scenario.file, path)
             self.fleet.set_state(name, state)
+            if state.nodes is not None:
+                self.driver.enqueue(self.fleet.controller_name, name)  # its nodes changed
         for reject in step.reject:
             self.outcomes.append(self._reject(reject, sender))
         self.driver.settle()
@@ -152,7 +154,7 @@ class Simulation:
 
     def _check(self, expectations: Iterable[Expectation]) -> None:
         at = offset(self.scenario.start_time, self.clock.now())
-        reader = _Reader(self.store)
+        reader = _Reader(self.store, self.fleet, self.clock.now())
         self.outcomes.extend(check(e, reader, at) for e in expectations)
 
     # writes ------------------------------------------------------------------------------
@@ -163,6 +165,9 @@ class Simulation:
         """The admitted object, and the stored one it updates (None for a create), once the
         sender may create or update it (RBAC, as the API server asks before admission)."""
         info = REGISTRY.info(str(doc["apiVersion"]), str(doc["kind"]))
+        if info.conversion is not None:  # stored in another version, as the API server does
+            doc = info.conversion.to_storage(REGISTRY.decode(doc).to_dict())
+            info = info.conversion.storage
         current = _get(self.store, info, doc)
         meta = doc.get("metadata") or {}
         self._authorize(sender, "update" if current else "create", info, meta)
@@ -261,16 +266,34 @@ def _get(store: MemoryStore, info: KindInfo, doc: Mapping[str, Any]) -> dict[str
 
 
 class _Reader:
-    """What expectations read: the store, at the instant they are checked."""
+    """What expectations read: the store, at the instant they are checked; or, for a
+    `member`, what runs inside that member (its objects loaded into a store of their own,
+    so selectors read them as the hub's)."""
 
-    def __init__(self, store: MemoryStore) -> None:
-        self.store = store
+    def __init__(self, store: MemoryStore, fleet: SimulatedFleet, now: datetime) -> None:
+        self.store, self.fleet, self.now = store, fleet, now
+        self._members: dict[str, MemoryStore] = {}
 
-    def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+    def _store(self, member: str | None) -> MemoryStore:
+        if member is None:
+            return self.store
+        if member not in self._members:
+            store = self._members[member] = MemoryStore(now=lambda: self.now)
+            for obj in self.fleet.objects(member, self.now):
+                stored = store.create(obj)
+                if "status" in obj:
+                    version = stored["metadata"]["resourceVersion"]
+                    status = {**obj, "metadata": {**obj["metadata"], "resourceVersion": version}}
+                    store.update(status, subresource="status")
+        return self._members[member]
+
+    def get(
+        self, api_version: str, kind: str, name: str, namespace: str, member: str | None = None
+    ) -> dict[str, Any] | None:
         info = REGISTRY.info(api_version, kind)
         namespace = namespace or ("default" if info.namespaced else "")
         try:
-            return self.store.get(info, name, namespace)
+            return served(info, self._store(member).get(info, name, namespace))
         except NotFound:
             return None
 
@@ -281,11 +304,13 @@ class _Reader:
         namespace: str | None,
         label_selector: str | None,
         field_selector: str | None,
+        member: str | None = None,
     ) -> list[dict[str, Any]]:
         info = REGISTRY.info(api_version, kind)
-        return self.store.list(
+        listed = self._store(member).list(
             info, namespace, label_selector=label_selector, field_selector=field_selector
-        ).items
+        )
+        return [served(info, item) for item in listed.items]
 
     def events(self) -> list[dict[str, Any]]:
         return self.store.list(EVENT).items

@@ -18,10 +18,14 @@ from jmespath.exceptions import JMESPathError
 
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.codec import load_yaml
+from fleetwarden.api.core import Taint
 from fleetwarden.api.meta import parse_time
+from fleetwarden.members.inside.machines import MACHINE_API_VERSION, MachineSetSpec, scale
+from fleetwarden.members.inside.nodes import DEFAULT_NODE_ALLOCATABLE, NodeSpec
 from fleetwarden.members.simulated import DEFAULT_ALLOCATABLE, MemberState
 from fleetwarden.runtime.settings import Settings, SettingsError
 from fleetwarden.semantics.durations import DurationError, parse_duration
+from fleetwarden.semantics.quantity import QuantityError, parse_quantity
 
 API_VERSION = "fleetwarden.io/v1alpha1"
 DEFAULT_START = "2025-01-01T00:00:00Z"
@@ -29,7 +33,14 @@ SPEC_FIELDS = (
     "description", "startTime", "settings", "members", "objects", "steps", "until", "expect",
 )  # fmt: skip
 CHECKS = ("equals", "oneOf", "contains", "exists")
-MEMBER_FIELDS = ("reachable", "ready", "workloadsHealthy", "workloadReadyAfter", "allocatable")
+MEMBER_FIELDS = (
+    "reachable", "ready", "workloadsHealthy", "workloadReadyAfter", "allocatable", "nodes", "add",
+    "machineSets",
+)  # fmt: skip
+NODE_SWITCHES = {"ready": "ready", "reachable": "reachable", "unschedulable": "unschedulable"}
+NODE_FIELDS = ("name", "count", "labels", "taints", "allocatable", *NODE_SWITCHES)
+NODE_CHANGES = ("labels", "taints", "delete", *NODE_SWITCHES)
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 T = TypeVar("T")
 
@@ -226,12 +237,137 @@ class _Parser:
                 spec["workloadReadyAfter"], f"{path}.workloadReadyAfter"
             )
         if "allocatable" in spec:
-            given = self.mapping(spec["allocatable"], f"{path}.allocatable")
-            changes["allocatable"] = {
-                **DEFAULT_ALLOCATABLE,
-                **{str(k): str(v) for k, v in given.items()},
-            }
+            changes["allocatable"] = self.quantities(
+                spec["allocatable"], f"{path}.allocatable", DEFAULT_ALLOCATABLE
+            )
+        if "nodes" in spec or "add" in spec:
+            changes["nodes"] = self.nodes(state.nodes, spec, path)
+        if "machineSets" in spec:
+            nodes, made = list(changes.get("nodes", state.nodes) or ()), dict(state.machines_made)
+            for machine_set in self.machine_sets(spec["machineSets"], f"{path}.machineSets"):
+                nodes, made[machine_set.name] = scale(
+                    nodes, made.get(machine_set.name, 0), machine_set
+                )
+            changes["nodes"], changes["machines_made"] = self.unique(nodes, path), made
         return _replace(state, changes)
+
+    def machine_sets(self, value: Any, path: str) -> list[MachineSetSpec]:
+        """MachineSet objects: their name, replicas, and the template's labels and taints."""
+        result = []
+        for i, item in enumerate(self.items(value, path)):
+            where = f"{path}[{i}]"
+            obj = self.mapping(item, where)
+            if obj.get("apiVersion") != MACHINE_API_VERSION or obj.get("kind") != "MachineSet":
+                raise self.fail(where, f"must be a {MACHINE_API_VERSION} MachineSet")
+            meta = self.mapping(obj.get("metadata") or {}, f"{where}.metadata")
+            name = self.typed(meta.get("name"), f"{where}.metadata.name", str, "a string")
+            spec = self.mapping(obj.get("spec") or {}, f"{where}.spec")
+            replicas = self.typed(spec.get("replicas", 1), f"{where}.spec.replicas", int,
+                                  "an integer")  # fmt: skip
+            if replicas < 0:
+                raise self.fail(f"{where}.spec.replicas", "must be greater than or equal to 0")
+            template = self.mapping(
+                self.mapping(spec.get("template") or {}, f"{where}.spec.template").get("spec")
+                or {}, f"{where}.spec.template.spec",
+            )  # fmt: skip
+            node_meta = self.mapping(template.get("metadata") or {},
+                                     f"{where}.spec.template.spec.metadata")  # fmt: skip
+            labels = self.mapping(node_meta.get("labels") or {},
+                                  f"{where}.spec.template.spec.metadata.labels")  # fmt: skip
+            taints = self.taints(template.get("taints"), f"{where}.spec.template.spec.taints")
+            labels_ = {str(k): str(v) for k, v in labels.items()}
+            result.append(MachineSetSpec(name, replicas, labels_, tuple(taints)))
+        return result
+
+    def quantities(self, value: Any, path: str, defaults: Mapping[str, str]) -> dict[str, str]:
+        given = self.mapping(value, path)
+        for key, amount in given.items():
+            try:
+                parse_quantity(str(amount))
+            except QuantityError as exc:
+                raise self.fail(f"{path}.{key}", str(exc)) from None
+        return {**defaults, **{str(k): str(v) for k, v in given.items()}}
+
+    # nodes inside a member ----------------------------------------------------------------
+
+    def nodes(
+        self, current: tuple[NodeSpec, ...] | None, spec: Mapping[str, Any], path: str
+    ) -> tuple[NodeSpec, ...]:
+        """`nodes` declared (a list), or changed by a step (a mapping by name, and `add`)."""
+        value = spec.get("nodes")
+        if current is None or isinstance(value, list):
+            nodes = self.node_list(value, f"{path}.nodes")
+        else:
+            nodes = self.node_changes(current, value, f"{path}.nodes")
+        nodes += self.node_list(spec.get("add"), f"{path}.add")
+        return self.unique(nodes, path)
+
+    def unique(self, nodes: list[NodeSpec], path: str) -> tuple[NodeSpec, ...]:
+        names = [n.name for n in nodes]
+        for name in names:
+            if names.count(name) > 1:
+                raise self.fail(f"{path}.nodes", f"node {name!r} declared twice")
+        return tuple(nodes)
+
+    def node_list(self, value: Any, path: str) -> list[NodeSpec]:
+        nodes = []
+        for i, item in enumerate(self.items(value, path)):
+            where = f"{path}[{i}]"
+            spec = self.mapping(item, where)
+            self.only(spec, where, NODE_FIELDS)
+            name = self.typed(spec.get("name"), f"{where}.name", str, "a string")
+            if "count" in spec:
+                count = self.typed(spec["count"], f"{where}.count", int, "an integer")
+                names = [f"{name}-{k}" for k in range(count)]
+            else:
+                names = [name]
+            nodes += [self.node(NodeSpec(n), spec, where) for n in names]
+        return nodes
+
+    def node_changes(self, current: tuple[NodeSpec, ...], value: Any, path: str) -> list[NodeSpec]:
+        changes = self.mapping(value or {}, path)
+        known = {node.name for node in current}
+        for name in changes:
+            if name not in known:
+                raise self.fail(f"{path}.{name}", "not a node of this member")
+        nodes = []
+        for node in current:
+            change = self.mapping(changes.get(node.name) or {}, f"{path}.{node.name}")
+            self.only(change, f"{path}.{node.name}", NODE_CHANGES)
+            delete = change.get("delete", False)
+            if not self.typed(delete, f"{path}.{node.name}.delete", bool, "true or false"):
+                nodes.append(self.node(node, change, f"{path}.{node.name}"))
+        return nodes
+
+    def node(self, node: NodeSpec, spec: Mapping[str, Any], path: str) -> NodeSpec:
+        changes: dict[str, Any] = {}
+        for flag, attr in NODE_SWITCHES.items():
+            if flag in spec:
+                changes[attr] = self.typed(spec[flag], f"{path}.{flag}", bool, "true or false")
+        if "labels" in spec:
+            labels = self.mapping(spec["labels"], f"{path}.labels")
+            changes["labels"] = {str(k): str(v) for k, v in labels.items()}
+        if "allocatable" in spec:
+            changes["allocatable"] = self.quantities(
+                spec["allocatable"], f"{path}.allocatable", DEFAULT_NODE_ALLOCATABLE
+            )
+        if "taints" in spec:
+            changes["taints"] = tuple(self.taints(spec["taints"], f"{path}.taints"))
+        return replace(node, **changes)
+
+    def taints(self, value: Any, path: str) -> list[Taint]:
+        taints = []
+        for i, item in enumerate(self.items(value, path)):
+            where = f"{path}[{i}]"
+            spec = self.mapping(item, where)
+            self.only(spec, where, ("key", "value", "effect"))
+            key = self.typed(spec.get("key"), f"{where}.key", str, "a string")
+            effect = spec.get("effect")
+            if effect not in TAINT_EFFECTS:
+                raise self.fail(f"{where}.effect", f"must be one of {', '.join(TAINT_EFFECTS)}")
+            value_ = self.typed(spec.get("value", ""), f"{where}.value", str, "a string")
+            taints.append(Taint(key=key, value=value_ or None, effect=effect))
+        return taints
 
     def objects(self, value: Any, path: str) -> list[tuple[str, dict[str, Any]]]:
         result = []
@@ -262,7 +398,9 @@ class _Parser:
         for name, spec in members.items():
             if name not in self.known_members:
                 raise self.fail(f"{path}.members.{name}", "not a member declared in spec.members")
-            self.member_state(MemberState(), spec or {}, f"{path}.members.{name}")
+            # Node changes are checked against the member's nodes when the step runs.
+            shallow = {k: v for k, v in (spec or {}).items() if k not in ("nodes", "add")}
+            self.member_state(MemberState(), shallow, f"{path}.members.{name}")
         return Step(
             path=path,
             at=self.duration(step["at"], f"{path}.at"),
@@ -330,6 +468,11 @@ class _Parser:
         )
 
     def target(self, mode: str, target: Mapping[str, Any], path: str) -> None:
+        if "member" in target and mode != "events":
+            member = self.typed(target["member"], f"{path}.member", str, "a string")
+            if member not in self.known_members:
+                raise self.fail(f"{path}.member", "not a member declared in spec.members")
+            target = {k: v for k, v in target.items() if k != "member"}
         if mode == "object":
             self.ref(target, path)
         elif mode == "list":

@@ -76,7 +76,7 @@ def _apply(doc: Any, op: Any) -> Any:
     if name == "remove":
         return _remove(doc, path)
     if name == "replace":
-        return _add(_remove(doc, path), path, copy.deepcopy(_value(op)))
+        return _replace(doc, path, copy.deepcopy(_value(op)))
     if name in ("move", "copy"):
         source = _member(op, "from", name)
         if name == "move" and (path + "/").startswith(source + "/") and path != source:
@@ -152,6 +152,21 @@ def _add(doc: Any, pointer: str, value: Any) -> Any:
         parent.insert(_index(parent, token, pointer, end_ok=True), value)
     else:
         raise PatchError(f"add operation does not apply: doc is missing path: {pointer}")
+    return doc
+
+
+def _replace(doc: Any, pointer: str, value: Any) -> Any:
+    """In place: a member keeps its position among its siblings, as evanphx/json-patch's."""
+    tokens = _tokens(pointer)
+    if not tokens:
+        return value
+    parent, token = _walk(doc, tokens[:-1], pointer), tokens[-1]
+    if isinstance(parent, dict) and token in parent:
+        parent[token] = value
+    elif isinstance(parent, list):
+        parent[_index(parent, token, pointer, end_ok=False)] = value
+    else:
+        raise PatchError(f"replace operation does not apply: doc is missing key: {pointer}")
     return doc
 
 

@@ -96,6 +96,30 @@ def test_dynamic_weight_by_resource_summary() -> None:
     )
 
 
+def test_the_accurate_estimator_bounds_the_general_one_only_when_enabled() -> None:
+    """calAvailableReplicas: the smaller answer of the estimators that answer; a cluster
+    whose estimator does not (None) keeps the general estimate."""
+    snap = snapshot(
+        cluster("member1", allocatable={"cpu": "8", "pods": "100"}),
+        cluster("member2", allocatable={"cpu": "8", "pods": "100"}),
+    )
+    binding = spec({"replicaScheduling": DYNAMIC}, replicas=8, requirements={"cpu": "1"})
+    asked: list[tuple[str, str]] = []
+
+    def accurate(name: str, requirements: ReplicaRequirements | None) -> int | None:
+        assert requirements is not None and requirements.resource_request is not None
+        asked.append((name, str(requirements.resource_request["cpu"])))
+        return 0 if name == "member1" else None
+
+    scheduler = GenericScheduler(accurate=accurate)
+    assert scheduler.schedule(binding, status(), snap) == [
+        Target("member1", 4), Target("member2", 4)]  # fmt: skip
+    assert asked == []
+    assert scheduler.schedule(binding, status(), snap, scheduler_estimator=True) == [
+        Target("member2", 8)]  # fmt: skip
+    assert ("member1", "1") in asked
+
+
 def test_scale_up_keeps_what_runs() -> None:
     snap = snapshot(pods("member1", 10), pods("member2", 10))
     binding = spec({"replicaScheduling": DYNAMIC}, replicas=6, clusters=[("member1", 4)])

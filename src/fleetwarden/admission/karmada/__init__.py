@@ -10,6 +10,7 @@ from fleetwarden.admission.karmada import (
     binding,
     cluster,
     cluster_taint_policy,
+    override_policy,
     propagation_policy,
     work,
 )
@@ -18,6 +19,7 @@ PLUGINS: list[Plugin] = [
     cluster.PLUGIN,
     *propagation_policy.PLUGINS,
     cluster_taint_policy.PLUGIN,
+    *override_policy.PLUGINS,
     *binding.PLUGINS,
     work.PLUGIN,
 ]

@@ -334,20 +334,29 @@ def _validate_propagation_spec(spec: policyv1.PropagationSpec, namespace: str) -
     return errors
 
 
+def foreign_selector_errors(
+    selectors: list[policyv1.ResourceSelector], namespace: str, path: Path
+) -> ErrorList:
+    """validateResourceSelectors: a namespaced policy selects in its own namespace only
+    (`namespace` is empty for a cluster-scoped one)."""
+    foreign = "namespace of resource selector must be the same as the namespace of the policy"
+    return [
+        path.index(i).child("namespace").invalid(selector.namespace, foreign)
+        for i, selector in enumerate(selectors if namespace else [])
+        if selector.namespace != namespace
+    ]
+
+
 def _validate_resource_selectors(
     spec: policyv1.PropagationSpec, namespace: str, path: Path
 ) -> ErrorList:
-    """A PropagationPolicy selects in its own namespace; preemption needs names, lest a policy
-    take over templates it never meant to."""
-    foreign = "namespace of resource selector must be the same as the namespace of the policy"
+    """Its own namespace; and preemption needs names, lest a policy take over templates it
+    never meant to."""
     unnamed = (
         "name cannot be empty if preemption is Always, the empty name may cause unexpected "
         "resources preemption"
     )
-    errors: ErrorList = []
-    for i, selector in enumerate(spec.resource_selectors if namespace else []):
-        if selector.namespace != namespace:
-            errors.append(path.index(i).child("namespace").invalid(selector.namespace, foreign))
+    errors = foreign_selector_errors(spec.resource_selectors, namespace, path)
     preempting = spec.preemption == policyv1.PREEMPT_ALWAYS
     for i, selector in enumerate(spec.resource_selectors if preempting else []):
         if not selector.name:
@@ -380,7 +389,7 @@ def _validate_placement(placement: policyv1.Placement, path: Path) -> ErrorList:
             path.invalid(wire(placement), "clusterAffinities cannot co-exist with clusterAffinity")
         )
     errors += _overflow_placement_errors(placement, path.child("clusterAffinities"))
-    errors += _validate_cluster_affinity(placement.cluster_affinity, path.child("clusterAffinity"))
+    errors += validate_cluster_affinity(placement.cluster_affinity, path.child("clusterAffinity"))
     errors += _validate_cluster_affinities(
         placement.cluster_affinities or [], path.child("clusterAffinities")
     )
@@ -437,7 +446,7 @@ def _overflow_scheduling_allowed(scheduling: policyv1.ReplicaSchedulingStrategy 
 _FIELD_SELECTOR_KEYS = ("provider", "region", "zone")
 
 
-def _validate_cluster_affinity(affinity: policyv1.ClusterAffinity | None, path: Path) -> ErrorList:
+def validate_cluster_affinity(affinity: policyv1.ClusterAffinity | None, path: Path) -> ErrorList:
     """ValidateClusterAffinity: the field selector's first unsupported key or operator."""
     selector = affinity.field_selector if affinity is not None else None
     if selector is None:
@@ -467,7 +476,7 @@ def _validate_cluster_affinities(
                 path.invalid(wire(terms), "each affinity term in a policy must have a unique name")
             )
         names.add(term.affinity_name)
-        errors += _validate_cluster_affinity(term, path.index(i))
+        errors += validate_cluster_affinity(term, path.index(i))
         errors += _validate_overflow_affinities(term, path.index(i).child("overflowAffinities"))
     return errors
 
@@ -496,7 +505,7 @@ def _validate_overflow_affinities(term: policyv1.ClusterAffinityTerm, path: Path
                 )
             )
         names.add(overflow.affinity_name)
-        errors += _validate_cluster_affinity(overflow, path.index(i))
+        errors += validate_cluster_affinity(overflow, path.index(i))
     return errors
 
 

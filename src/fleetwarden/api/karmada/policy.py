@@ -1,6 +1,9 @@
-"""policy.karmada.io/v1alpha1: PropagationPolicy, ClusterPropagationPolicy, ClusterTaintPolicy."""
+"""policy.karmada.io/v1alpha1: PropagationPolicy, ClusterPropagationPolicy, ClusterTaintPolicy,
+OverridePolicy and ClusterOverridePolicy."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from pydantic import Field
 
@@ -224,3 +227,105 @@ class ClusterTaintPolicySpec(Model):
 
 class ClusterTaintPolicy(Resource):
     spec: ClusterTaintPolicySpec = Field(default_factory=ClusterTaintPolicySpec)
+
+
+# --- OverridePolicy and ClusterOverridePolicy (override_types.go) -----------------------------
+
+# OverriderOperator.
+OVERRIDER_OP_ADD = "add"
+OVERRIDER_OP_REMOVE = "remove"
+OVERRIDER_OP_REPLACE = "replace"
+
+# ImageComponent.
+IMAGE_REGISTRY = "Registry"
+IMAGE_REPOSITORY = "Repository"
+IMAGE_TAG = "Tag"
+
+# The annotations of a Work naming the overriders applied to its manifest.
+APPLIED_OVERRIDES_ANNOTATION = "policy.karmada.io/applied-overrides"
+APPLIED_CLUSTER_OVERRIDES_ANNOTATION = "policy.karmada.io/applied-cluster-overrides"
+
+
+class PlaintextOverrider(Model):
+    """One JSON patch operation on the manifest. `value` is free JSON (apiextensionsv1.JSON):
+    None stands for both an absent value and null, as Go decodes them alike."""
+
+    path: str = ""
+    operator: str = ""
+    value: Any = None
+
+
+class ImagePredicate(Model):
+    path: str = ""
+
+
+class ImageOverrider(Model):
+    predicate: ImagePredicate | None = None
+    component: str = ""
+    operator: str = ""
+    value: str | None = None
+
+
+class CommandArgsOverrider(Model):
+    container_name: str = ""
+    operator: str = ""
+    value: list[str] | None = None
+
+
+class LabelAnnotationOverrider(Model):
+    operator: str = ""
+    value: dict[str, str] | None = None
+
+
+class JSONPatchOperation(Model):
+    sub_path: str = ""
+    operator: str = ""
+    value: Any = None
+
+
+class YAMLPatchOperation(JSONPatchOperation):
+    """Same shape as JSONPatchOperation, applied to YAML."""
+
+
+class FieldOverrider(Model):
+    field_path: str = ""
+    json_: list[JSONPatchOperation] | None = Field(default=None, alias="json")
+    yaml: list[YAMLPatchOperation] | None = None
+
+
+class Overriders(Model):
+    plaintext: list[PlaintextOverrider] | None = None
+    image_overrider: list[ImageOverrider] | None = None
+    command_overrider: list[CommandArgsOverrider] | None = None
+    args_overrider: list[CommandArgsOverrider] | None = None
+    labels_overrider: list[LabelAnnotationOverrider] | None = None
+    annotations_overrider: list[LabelAnnotationOverrider] | None = None
+    field_overrider: list[FieldOverrider] | None = None
+
+
+class RuleWithCluster(Model):
+    target_cluster: ClusterAffinity | None = None
+    overriders: Overriders = Field(default_factory=Overriders)
+
+
+class OverrideSpec(Model):
+    resource_selectors: list[ResourceSelector] | None = None
+    override_rules: list[RuleWithCluster] | None = None
+    # Deprecated upstream in favour of overrideRules; still applied as one rule.
+    target_cluster: ClusterAffinity | None = None
+    overriders: Overriders = Field(default_factory=Overriders)
+
+    def rules(self) -> list[RuleWithCluster]:
+        """The rules to apply: overrideRules, or the deprecated pair as the only rule (the
+        webhook keeps the two apart)."""
+        if self.override_rules:
+            return self.override_rules
+        return [RuleWithCluster(target_cluster=self.target_cluster, overriders=self.overriders)]
+
+
+class OverridePolicy(Resource):
+    spec: OverrideSpec = Field(default_factory=OverrideSpec)
+
+
+class ClusterOverridePolicy(Resource):
+    spec: OverrideSpec = Field(default_factory=OverrideSpec)

@@ -1,7 +1,9 @@
-"""work.karmada.io: ResourceBinding and ClusterResourceBinding (v1alpha2), Work (v1alpha1)."""
+"""work.karmada.io: ResourceBinding and ClusterResourceBinding (v1alpha2, and v1alpha1 converted
+to and from it), Work (v1alpha1)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
@@ -12,6 +14,8 @@ from fleetwarden.api.meta import Condition, Model, Quantity, Resource, Time
 
 GROUP = "work.karmada.io"
 BINDING_VERSION = "v1alpha2"
+# Still served; objects are stored in BINDING_VERSION (pkg/apis/work/v1alpha1).
+OLD_BINDING_VERSION = "v1alpha1"
 WORK_VERSION = "v1alpha1"
 
 RESOURCE_BINDING_PERMANENT_ID_LABEL = "resourcebinding.karmada.io/permanent-id"
@@ -205,3 +209,119 @@ class WorkStatus(Model):
 class Work(Resource):
     spec: WorkSpec = Field(default_factory=WorkSpec)
     status: WorkStatus = Field(default_factory=WorkStatus)
+
+
+# --- v1alpha1 bindings ------------------------------------------------------------------------
+
+
+class ObjectReferenceV1alpha1(Model):
+    """v1alpha1's resource reference, which also carries the replicas and their requests."""
+
+    api_version: str = ""
+    kind: str = ""
+    namespace: str | None = None
+    name: str = ""
+    resource_version: str | None = None
+    replica_resource_requirements: dict[str, Quantity] | None = Field(
+        default=None, alias="resourcePerReplicas"
+    )
+    replicas: int | None = None
+
+
+class TargetClusterV1alpha1(Model):
+    name: str = ""
+    replicas: int | None = None
+
+
+class ResourceBindingSpecV1alpha1(Model):
+    resource: ObjectReferenceV1alpha1 = Field(default_factory=ObjectReferenceV1alpha1)
+    clusters: list[TargetClusterV1alpha1] | None = None
+
+
+class AggregatedStatusItemV1alpha1(Model):
+    cluster_name: str = ""
+    status: dict[str, Any] | None = None
+    applied: bool | None = None
+    applied_message: str | None = None
+
+
+class ResourceBindingStatusV1alpha1(Model):
+    conditions: list[Condition] | None = None
+    aggregated_status: list[AggregatedStatusItemV1alpha1] | None = None
+
+
+class ResourceBindingV1alpha1(Resource):
+    spec: ResourceBindingSpecV1alpha1 = Field(default_factory=ResourceBindingSpecV1alpha1)
+    status: ResourceBindingStatusV1alpha1 = Field(default_factory=ResourceBindingStatusV1alpha1)
+
+
+class ClusterResourceBindingV1alpha1(ResourceBindingV1alpha1):
+    """Same shape, cluster-scoped."""
+
+
+_REFERENCE_FIELDS = ("apiVersion", "kind", "namespace", "name", "resourceVersion")
+_STATUS_ITEM_FIELDS = ("clusterName", "status", "applied", "appliedMessage")
+
+
+def _given(source: Mapping[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The keys the source has a value for, as Go's omitempty writes them."""
+    return {key: source[key] for key in keys if source.get(key) not in (None, "", 0, False)}
+
+
+def _converted(obj: Mapping[str, Any], api_version: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """The object in another version: metadata whole, the spec given, the status's
+    conditions and aggregated status items kept (their fields are the same in both)."""
+    status = obj.get("status") or {}
+    converted_status = _given(status, ("conditions",))
+    items = [_given(item, _STATUS_ITEM_FIELDS) for item in status.get("aggregatedStatus") or []]
+    if items:
+        converted_status["aggregatedStatus"] = items
+    converted = {
+        "apiVersion": api_version,
+        "kind": obj.get("kind"),
+        "metadata": obj.get("metadata") or {},
+        "spec": spec,
+    }
+    return {**converted, "status": converted_status} if converted_status else converted
+
+
+def _reference(resource: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields both versions' resource references share."""
+    return {
+        "apiVersion": resource.get("apiVersion", ""),
+        "kind": resource.get("kind", ""),
+        "name": resource.get("name", ""),
+        **_given(resource, ("namespace", "resourceVersion")),
+    }
+
+
+def _with_clusters(spec: dict[str, Any], clusters: list[Any]) -> dict[str, Any]:
+    """The spec with the target clusters' names and replicas, if it has any."""
+    targets = [_given(c, ("name", "replicas")) for c in clusters]
+    return {**spec, "clusters": targets} if targets else spec
+
+
+def binding_to_hub(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """ConvertBindingSpecToHub: v1alpha1 to v1alpha2; replicas and their requests move from
+    the resource reference to the spec."""
+    spec = obj.get("spec") or {}
+    resource = spec.get("resource") or {}
+    hub: dict[str, Any] = {"resource": _reference(resource)}
+    if resource.get("resourcePerReplicas"):
+        hub["replicaRequirements"] = {"resourceRequest": resource["resourcePerReplicas"]}
+    hub.update(_given(resource, ("replicas",)))
+    hub = _with_clusters(hub, spec.get("clusters") or [])
+    return _converted(obj, f"{GROUP}/{BINDING_VERSION}", hub)
+
+
+def binding_from_hub(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """ConvertBindingSpecFromHub: v1alpha2 to v1alpha1; what v1alpha1 has no field for
+    (placement, components, eviction tasks...) is left out."""
+    spec = obj.get("spec") or {}
+    resource = _reference(spec.get("resource") or {})
+    requests = (spec.get("replicaRequirements") or {}).get("resourceRequest")
+    if requests:
+        resource["resourcePerReplicas"] = requests
+    resource.update(_given(spec, ("replicas",)))
+    old = _with_clusters({"resource": resource}, spec.get("clusters") or [])
+    return _converted(obj, f"{GROUP}/{OLD_BINDING_VERSION}", old)

@@ -9,10 +9,14 @@ Each reconcile, as upstream's syncBinding:
    created or updated, its manifest revised to the cluster's replicas; SyncWorkSucceed on
    the binding and the template, or SyncWorkFailed with every cluster's error.
 
+Each cluster's manifest goes through the override manager (overridemanager.py) on its way
+into the Work.
+
 A deleted binding has its Works deleted and its finalizer released. Like upstream (whose
 event filter is GenerationChangedPredicate), a binding is synced once per generation: the
-scheduler's result and the detector's template revision both change the spec. There is no
-scheduled check either, as upstream dropped it: a binding without clusters has no Work.
+scheduler's result and the detector's template revision both change the spec; and again when
+an override policy selecting its template is created, changes its spec or is deleted. There
+is no scheduled check either, as upstream dropped it: a binding without clusters has no Work.
 """
 
 from __future__ import annotations
@@ -20,11 +24,23 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
 from fleetwarden.api.errors import NotFound, aggregate
+from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.karmada.work import TargetCluster, Work
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
-from fleetwarden.controllers.karmada.names import generate_execution_space_name
+from fleetwarden.controllers.karmada.application_failover import preserved_labels
+from fleetwarden.controllers.karmada.overridemanager import (
+    CLUSTER_OVERRIDE_POLICY,
+    OVERRIDE_MANAGER,
+    OVERRIDE_POLICY,
+    TemplatePolicies,
+    apply_overrides,
+    selects,
+    template_policies,
+)
 from fleetwarden.controllers.karmada.work import (
     CLUSTER,
     CLUSTER_RESOURCE_BINDING,
@@ -42,11 +58,12 @@ from fleetwarden.controllers.karmada.work import (
     target_clusters,
     works_in,
 )
-from fleetwarden.runtime.events import NORMAL, WARNING
+from fleetwarden.runtime.events import NORMAL, WARNING, EventRecorder
 from fleetwarden.runtime.finalizers import remove_finalizer
-from fleetwarden.runtime.informer import split_key
+from fleetwarden.runtime.informer import Cache, object_key, split_key
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
 from fleetwarden.runtime.manager import requeue_after as after
+from fleetwarden.store.interface import Store
 
 BINDING_CONTROLLER = "binding-controller"
 CLUSTER_RESOURCE_BINDING_CONTROLLER = "cluster-resource-binding-controller"
@@ -65,30 +82,71 @@ class _WorkError(Exception):
 class BindingController:
     name: str
     scope: BindingScope
+    # The override policy kinds whose changes re-render this kind's bindings.
+    override_policies: tuple[KindInfo, ...]
     # GenerationChangedPredicate's memory: the (uid, generation) each binding last synced.
     synced: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # Bindings to sync again whatever their generation: an override policy changed.
+    stale: set[str] = field(default_factory=set)
+    # Per policy, the (uid, generation) last seen: a spec change, not a label, re-renders.
+    policies_seen: dict[str, tuple[str, int]] = field(default_factory=dict)
+    _cache: Cache | None = None  # the manager's, known from the first reconcile
+    # The override manager's recorder, for the store it writes to.
+    _override_recorder: tuple[Store, EventRecorder] | None = None
 
     def controller(self) -> Controller:
         return Controller(
             name=self.name,
-            watches=[Watches(self.scope.info)],
+            watches=[
+                Watches(self.scope.info),
+                *(Watches(info, self._policy_keys) for info in self.override_policies),
+            ],
             reconcile=self.reconcile,
             indexers={WORK: {self.scope.work_index: self.scope.index_func}},
         )
 
+    def _policy_keys(self, policy: Resource) -> list[str]:
+        """newOverridePolicyFunc behind GenerationChangedPredicate: the bindings whose
+        template a created, deleted or respecified policy selects, before or after."""
+        cache = self._cache
+        if cache is None:
+            return []  # nothing reconciled yet: every binding is queued as it is listed
+        key = f"{policy.kind}/{object_key(policy)}"
+        info = next(info for info in self.override_policies if info.kind == policy.kind)
+        current = cache.informer(info).get(policy.name, policy.namespace)
+        now = None if current is None else _revision(current)
+        if now is not None and _revision(policy) == now == self.policies_seen.get(key):
+            return []
+        if now is None:
+            self.policies_seen.pop(key, None)
+        else:
+            self.policies_seen[key] = now
+        versions = [p for p in (policy, current) if p is not None]
+        keys = [
+            object_key(binding)
+            for binding in cache.informer(self.scope.info).list(policy.namespace or None)
+            if any(selects(p, binding, cache) for p in versions)
+        ]
+        self.stale.update(keys)
+        return keys
+
     def reconcile(self, key: str, ctx: Context) -> Result:
+        self._cache = ctx.cache
         namespace, name = split_key(key)
         binding = ctx.cache.informer(self.scope.info).get(name, namespace)
         if binding is None:
             self.synced.pop(key, None)
+            self.stale.discard(key)
             return DONE
         assert isinstance(binding, Binding)
         if binding.metadata.deletion_timestamp is not None:
             self._delete_works(binding, ctx)
             remove_finalizer(ctx.store, binding, self.scope.finalizer)
             return DONE
-        revision = (binding.metadata.uid or "", binding.metadata.generation or 0)
-        if self.synced.get(key) == revision:
+        revision = _revision(binding)
+        if key in self.stale:
+            self.stale.discard(key)
+        elif self.synced.get(key) == revision:
             return DONE
         result = self._sync(binding, ctx)
         if result == DONE:
@@ -131,21 +189,58 @@ class BindingController:
     def _ensure_works(self, binding: Binding, template: Resource, ctx: Context) -> list[str]:
         """ensureWork: every target cluster's Work; the errors of those that failed."""
         base = WorkTemplate.of(self.scope, binding, template)
+        policies = template_policies(ctx.cache, template)
         errors: list[str] = []
         for target in target_clusters(binding.spec):
             try:
-                _ensure_work(base, target, ctx)
+                self._ensure_work(base, policies, target, ctx)
             except (_WorkError, ValueError) as exc:
                 errors.append(str(exc))
         return errors
 
+    def _ensure_work(
+        self, base: WorkTemplate, policies: TemplatePolicies, target: TargetCluster, ctx: Context
+    ) -> None:
+        """The override step (it reads the Cluster first), then CreateOrUpdateWork."""
+        cluster = ctx.cache.informer(CLUSTER).get(target.name)
+        if not isinstance(cluster, Cluster):
+            raise _WorkError(str(NotFound(CLUSTER.plural, CLUSTER.group, target.name)))
+        overrides = policies.for_cluster(cluster)
+        injected = (
+            preserved_labels(base.binding.spec, target)
+            if ctx.settings.gate("StatefulFailoverInjection")
+            else {}
+        )
+        if not overrides and not injected:
+            _write_work(base, base.for_cluster(target), ctx)
+            return
+        recorder = self._recorder(ctx)
 
-def _ensure_work(base: WorkTemplate, target: TargetCluster, ctx: Context) -> None:
-    """The override step reads the Cluster first, then CreateOrUpdateWork."""
-    if ctx.cache.informer(CLUSTER).get(target.name) is None:
-        raise _WorkError(str(NotFound(CLUSTER.plural, CLUSTER.group, target.name)))
-    namespace = generate_execution_space_name(target.name)
-    desired = base.for_cluster(target)
+        def override(manifest: dict[str, Any]) -> dict[str, str]:
+            """The overrides, then the state a failover preserved (injectReservedLabelState)."""
+            applied = apply_overrides(manifest, overrides, target.name, base.template, recorder)
+            if injected:
+                metadata = manifest.setdefault("metadata", {})
+                metadata["labels"] = {**(metadata.get("labels") or {}), **injected}
+            return applied
+
+        _write_work(base, base.for_cluster(target, override), ctx)
+
+    def _recorder(self, ctx: Context) -> EventRecorder:
+        """The override manager's own (its Events' component), kept so repeats are counted."""
+        if self._override_recorder is None or self._override_recorder[0] is not ctx.store:
+            recorder = EventRecorder(ctx.store, ctx.clock, OVERRIDE_MANAGER)
+            self._override_recorder = (ctx.store, recorder)
+        return self._override_recorder[1]
+
+
+def _revision(obj: Resource) -> tuple[str, int]:
+    return (obj.metadata.uid or "", obj.metadata.generation or 0)
+
+
+def _write_work(base: WorkTemplate, desired: dict[str, Any], ctx: Context) -> None:
+    """CreateOrUpdateWork."""
+    namespace = desired["metadata"]["namespace"]
     existing = ctx.cache.informer(WORK).get(base.name, namespace)
     if existing is None:
         ctx.store.create(label_manifests(desired))
@@ -166,11 +261,14 @@ def _delete(ctx: Context, work: Resource) -> None:
 
 def resource_binding_controller() -> Controller:
     """The binding controller (karmada-controller-manager's `binding`)."""
-    return BindingController(BINDING_CONTROLLER, RESOURCE_BINDING).controller()
+    return BindingController(
+        BINDING_CONTROLLER, RESOURCE_BINDING, (OVERRIDE_POLICY, CLUSTER_OVERRIDE_POLICY)
+    ).controller()
 
 
 def cluster_resource_binding_controller() -> Controller:
-    """The cluster resource binding controller (also under `binding`)."""
+    """The cluster resource binding controller (also under `binding`): a cluster-scoped
+    template takes ClusterOverridePolicies alone."""
     return BindingController(
-        CLUSTER_RESOURCE_BINDING_CONTROLLER, CLUSTER_RESOURCE_BINDING
+        CLUSTER_RESOURCE_BINDING_CONTROLLER, CLUSTER_RESOURCE_BINDING, (CLUSTER_OVERRIDE_POLICY,)
     ).controller()

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 from fleetwarden.api.core import Unstructured
+from fleetwarden.api.errors import StatusError
 from fleetwarden.api.karmada import policy
 from fleetwarden.api.karmada.work import GracefulEvictionTask, ResourceBindingSpec
 from fleetwarden.api.meta import ObjectMeta, Resource
 from fleetwarden.controllers.karmada.work import Binding
 from fleetwarden.runtime.events import NORMAL, WARNING, EventRecorder
+from fleetwarden.runtime.manager import Context
 from fleetwarden.runtime.settings import PurgeMode
 
 # util.PolicyPlacementAnnotation: the placement the scheduler last scheduled by (it writes it).
@@ -77,6 +79,20 @@ def graceful_evict_cluster(spec: ResourceBindingSpec, cluster: str, options: Tas
     task = GracefulEvictionTask.model_validate({k: v for k, v in given.items() if v is not None})
     spec.graceful_eviction_tasks = [*tasks, task]
     return True
+
+
+def write_evicted(ctx: Context, binding: Binding, evicted: Binding, clusters: list[str]) -> None:
+    """The binding with its clusters evicted, written over the one read (a failure recorded
+    against each cluster, as updateBinding does)."""
+    wire = evicted.to_dict()
+    if not wire["spec"].get("clusters"):
+        wire["spec"].pop("clusters", None)  # an empty slice, omitted as Go omits it
+    try:
+        ctx.store.update(wire)
+    except StatusError:
+        for cluster in clusters:
+            emit_cluster_eviction_event(ctx.recorder, binding, cluster, failed=True)
+        raise
 
 
 def purge_mode(failover: policy.FailoverBehavior | None, flag: PurgeMode) -> str:

@@ -55,7 +55,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from fleetwarden.api.core import NO_EXECUTE, Taint
-from fleetwarden.api.errors import StatusError
 from fleetwarden.api.karmada import policy
 from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.karmada.work import (
@@ -67,9 +66,9 @@ from fleetwarden.controllers.karmada.eviction import (
     InvalidPlacement,
     TaskOptions,
     applied_placement,
-    emit_cluster_eviction_event,
     graceful_evict_cluster,
     purge_mode,
+    write_evicted,
 )
 from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_SYSTEM
 from fleetwarden.controllers.karmada.region_disruption import (
@@ -379,15 +378,7 @@ class TaintManager:
         )
         for cluster in clusters:
             graceful_evict_cluster(evicted.spec, cluster, options)
-        wire = evicted.to_dict()
-        if not wire["spec"].get("clusters"):
-            wire["spec"].pop("clusters", None)  # an empty slice, omitted as Go omits it
-        try:
-            ctx.store.update(wire)
-        except StatusError:
-            for cluster in clusters:
-                emit_cluster_eviction_event(ctx.recorder, binding, cluster, failed=True)
-            raise
+        write_evicted(ctx, binding, evicted, clusters)
         for cluster in clusters:
             logger.info(
                 "Evicted cluster %s from %s (purge mode %s)",

@@ -244,40 +244,52 @@ def suspend_dispatching(spec: ResourceBindingSpec, cluster: str) -> bool:
     )
 
 
+def _stamp(workload: dict[str, Any], scope: BindingScope, binding: Binding) -> dict[str, str]:
+    """mergeLabel, mergeAnnotations and mergeConflictResolution on the manifest, then what
+    CreateOrUpdateWork gives every manifest before pruning it; the Work's own annotations."""
+    metadata = workload.setdefault("metadata", {})
+    references = scope.reference_annotations(binding)
+    resolution = conflict_resolution(
+        metadata.get("annotations") or {}, binding.spec.conflict_resolution
+    )
+    added: dict[str, str] = {}
+    if (metadata.get("generation") or 0) > 0:
+        added[RESOURCE_TEMPLATE_GENERATION_ANNOTATION] = str(metadata["generation"])
+    added.update(references)
+    added[RESOURCE_TEMPLATE_UID_ANNOTATION] = metadata.get("uid") or ""
+    added[CONFLICT_RESOLUTION_ANNOTATION] = resolution
+    metadata["labels"] = {
+        **(metadata.get("labels") or {}),
+        scope.permanent_id_label: scope.binding_id(binding),
+        MANAGED_BY_KARMADA_LABEL: "true",
+    }
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), **added}
+    remove_irrelevant_fields(workload)
+    return {**references, CONFLICT_RESOLUTION_ANNOTATION: resolution}
+
+
+# Overrides one cluster's manifest in place (revised to its replicas, not yet labelled or
+# annotated for its Work); returns the annotations recording them on the Work.
+Override = Callable[[dict[str, Any]], dict[str, str]]
+
+
 @dataclass(frozen=True)
 class WorkTemplate:
     """What every Work of one binding shares; `for_cluster` makes each one."""
 
     binding: Binding
     scope: BindingScope
+    template: Resource
     workload: dict[str, Any]  # the template, pruned, labelled and annotated for its Works
     labels: dict[str, str]
     annotations: dict[str, str]
 
     @classmethod
     def of(cls, scope: BindingScope, binding: Binding, template: Resource) -> WorkTemplate:
-        """mergeLabel, mergeAnnotations and mergeConflictResolution, then what
-        CreateOrUpdateWork gives every manifest before pruning it."""
         workload = template.to_dict()
-        metadata = workload.setdefault("metadata", {})
-        references = scope.reference_annotations(binding)
+        annotations = _stamp(workload, scope, binding)
         labels = {scope.permanent_id_label: scope.binding_id(binding)}
-        resolution = conflict_resolution(
-            metadata.get("annotations") or {}, binding.spec.conflict_resolution
-        )
-        added: dict[str, str] = {}
-        if (template.metadata.generation or 0) > 0:
-            added[RESOURCE_TEMPLATE_GENERATION_ANNOTATION] = str(template.metadata.generation)
-        added.update(references)
-        added[RESOURCE_TEMPLATE_UID_ANNOTATION] = template.metadata.uid or ""
-        added[CONFLICT_RESOLUTION_ANNOTATION] = resolution
-        metadata["labels"] = {
-            **(metadata.get("labels") or {}), **labels, MANAGED_BY_KARMADA_LABEL: "true",
-        }  # fmt: skip
-        metadata["annotations"] = {**(metadata.get("annotations") or {}), **added}
-        remove_irrelevant_fields(workload)
-        annotations = {**references, CONFLICT_RESOLUTION_ANNOTATION: resolution}
-        return cls(binding, scope, workload, labels, annotations)
+        return cls(binding, scope, template, workload, labels, annotations)
 
     @functools.cached_property
     def name(self) -> str:
@@ -303,15 +315,22 @@ class WorkTemplate:
             workload["spec"] = dict(workload["spec"])
         return workload
 
-    def for_cluster(self, target: TargetCluster) -> dict[str, Any]:
+    def for_cluster(
+        self, target: TargetCluster, override: Override | None = None
+    ) -> dict[str, Any]:
         """The Work for one target cluster (its manifest not yet labelled with the Work's
         permanent id): the manifest revised to the cluster's replicas, as ensureWork does
-        for Divided and Duplicated alike."""
+        for Divided and Duplicated alike, then overridden if the cluster has overrides
+        (before Karmada's labels and annotations, which no override removes)."""
         namespace = generate_execution_space_name(target.name)
-        workload = self._workload_copy()
         spec = self.binding.spec
+        workload = self._workload_copy() if override is None else self.template.to_dict()
         if is_workload(spec) and revise_replica_enabled(workload):
             revise_replica(workload, target.replicas or 0)
+        annotations = self.annotations
+        if override is not None:
+            applied = override(workload)
+            annotations = {**_stamp(workload, self.scope, self.binding), **applied}
         workload["metadata"]["annotations"][WORK_NAME_ANNOTATION] = self.name
         workload["metadata"]["annotations"][WORK_NAMESPACE_ANNOTATION] = namespace
         return {
@@ -321,7 +340,7 @@ class WorkTemplate:
                 "name": self.name,
                 "namespace": namespace,
                 "labels": dict(self.labels),
-                "annotations": dict(self.annotations),
+                "annotations": dict(annotations),
                 "finalizers": [EXECUTION_CONTROLLER_FINALIZER],
             },
             "spec": {

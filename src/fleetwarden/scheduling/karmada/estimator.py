@@ -6,13 +6,18 @@ available = allocatable - allocated - allocating, per resource the workload requ
 rounds), divided by the request; never more than the pods the cluster still allows.
 A cluster without a resource summary has room for nothing.
 
+The accurate estimator (karmada-scheduler-estimator, one per member, on with
+--enable-scheduler-estimator) is an `AccurateEstimator` the hub is given: it counts on the
+member's own nodes (semantics/pod_scheduling.max_replicas), and the scheduler takes the
+smaller of the two answers, as calAvailableReplicas does.
+
 Not here: the estimate by resource models (allocatableModelings, the
-CustomizedClusterResourceModeling gate) and the accurate scheduler-estimator service.
+CustomizedClusterResourceModeling gate).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from fractions import Fraction
 
 from fleetwarden.api.karmada.cluster import ResourceSummary
@@ -21,6 +26,10 @@ from fleetwarden.api.meta import Quantity
 from fleetwarden.semantics.quantity import milli_value, parse_quantity, value
 
 MAX_INT32 = 2**31 - 1
+
+# A member's karmada-scheduler-estimator: the replicas it has room for, by cluster name and
+# replica requirements; None where no estimator answers for the cluster (UnauthenticReplica).
+AccurateEstimator = Callable[[str, ReplicaRequirements | None], int | None]
 
 
 def _amounts(resources: Mapping[str, Quantity] | None) -> dict[str, Fraction]:

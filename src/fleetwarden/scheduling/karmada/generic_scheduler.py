@@ -23,7 +23,12 @@ from fleetwarden.api.karmada.work import (
 )
 from fleetwarden.runtime.metrics import STEP_FILTER, STEP_SCORE
 from fleetwarden.scheduling.karmada.assignment import AssignRequest, assign_workload_replicas
-from fleetwarden.scheduling.karmada.estimator import MAX_INT32, GeneralEstimator, requirements_key
+from fleetwarden.scheduling.karmada.estimator import (
+    MAX_INT32,
+    AccurateEstimator,
+    GeneralEstimator,
+    requirements_key,
+)
 from fleetwarden.scheduling.karmada.framework import (
     MIN_CLUSTER_SCORE,
     ClusterInfo,
@@ -95,10 +100,14 @@ class GenericScheduler:
         framework: Framework | None = None,
         estimator: GeneralEstimator | None = None,
         *,
+        accurate: AccurateEstimator | None = None,
         cache_limit: int = 4096,
     ) -> None:
         self.framework = framework or in_tree_framework()
         self.estimator = estimator or GeneralEstimator()
+        self.accurate = accurate
+        # Whether this call asks the accurate estimators (--enable-scheduler-estimator).
+        self._accurate_on = False
         self._cache_limit = cache_limit
         self._version: int | None = None
         self._shared: dict[tuple[ScheduleUnit, str, bool], _Shared] = {}
@@ -110,10 +119,15 @@ class GenericScheduler:
         snapshot: Snapshot,
         *,
         empty_workload_propagation: bool = False,
+        scheduler_estimator: bool = False,
         step: Callable[[str], AbstractContextManager[None]] = lambda _: nullcontext(),
     ) -> list[Target]:
         """The clusters for the binding and their replicas (the SuggestedClusters);
-        `step(name)` is entered around the Filter and Score steps (to time them)."""
+        `scheduler_estimator` asks the accurate estimators too; `step(name)` is entered
+        around the Filter and Score steps (to time them)."""
+        if self._accurate_on != scheduler_estimator:
+            self._shared.clear()
+        self._accurate_on = scheduler_estimator and self.accurate is not None
         unit = ScheduleUnit.of(spec, status.scheduler_observed_affinity_name or "")
         scheduled = {t.name: t.replicas or 0 for t in spec.clusters or ()}
         with step(STEP_FILTER):
@@ -221,13 +235,18 @@ class GenericScheduler:
     def _estimate(self, cluster: ClusterInfo, demand: _Demand) -> int | None:
         if not demand.estimated:
             return None
-        return self.estimator.max_available_replicas(
+        general = self.estimator.max_available_replicas(
             cluster.name,
             cluster.cluster.metadata.resource_version or "",
             cluster.cluster.status.resource_summary,
             demand.requirements,
             demand.requirements_key,
         )
+        if self._accurate_on and self.accurate is not None:
+            accurate = self.accurate(cluster.name, demand.requirements)
+            if accurate is not None:
+                return min(general, accurate)
+        return general
 
 
 def assign_replicas(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -68,6 +69,7 @@ from fleetwarden.runtime.manager import (
 )
 from fleetwarden.runtime.metrics import RECONCILE_SCHEDULE, SCALE_SCHEDULE, seconds_since
 from fleetwarden.scheduling.karmada.cache import ClusterCache
+from fleetwarden.scheduling.karmada.estimator import AccurateEstimator
 from fleetwarden.scheduling.karmada.framework import (
     FitError,
     ScheduleError,
@@ -102,6 +104,7 @@ EVENT_SCHEDULE_BINDING_FAILED = "ScheduleBindingFailed"
 # The priority queue's backoff (internal/queue): how soon a failed binding is tried again.
 INITIAL_BACKOFF = timedelta(seconds=1)
 MAX_BACKOFF = timedelta(seconds=10)
+MAX_DOUBLINGS = math.ceil(math.log2(MAX_BACKOFF / INITIAL_BACKOFF))
 MAX_IN_UNSCHEDULABLE = timedelta(minutes=5)
 # The reason to schedule that is a ScaleSchedule in upstream's metrics.
 REPLICAS_CHANGED = "replicas scaled down or scaled up"
@@ -109,9 +112,12 @@ REPLICAS_CHANGED = "replicas scaled down or scaled up"
 Binding = ResourceBinding | ClusterResourceBinding
 
 
-def scheduler_controller(scheduler_name: str = DEFAULT_SCHEDULER) -> Controller:
-    """karmada-scheduler as a controller of the hub's manager."""
-    return Scheduler(scheduler_name).controller()
+def scheduler_controller(
+    scheduler_name: str = DEFAULT_SCHEDULER, estimator: AccurateEstimator | None = None
+) -> Controller:
+    """karmada-scheduler as a controller of the hub's manager; `estimator` reaches the
+    members' scheduler-estimators (asked with --enable-scheduler-estimator)."""
+    return Scheduler(scheduler_name, GenericScheduler(accurate=estimator)).controller()
 
 
 @dataclass
@@ -206,7 +212,9 @@ class Scheduler:
         if isinstance(err, UnschedulableError):
             return requeue_after(MAX_IN_UNSCHEDULABLE)
         attempts = self._attempts[key] = self._attempts.get(key, 0) + 1
-        return requeue_after(min(INITIAL_BACKOFF * 2 ** (attempts - 1), MAX_BACKOFF))
+        # Doubled until the cap, no further: 2**attempts outgrows timedelta after an hour.
+        doublings = min(attempts - 1, MAX_DOUBLINGS)
+        return requeue_after(min(INITIAL_BACKOFF * 2**doublings, MAX_BACKOFF))
 
     def _forget(self, key: str) -> None:
         self._handled.pop(key, None)
@@ -524,6 +532,7 @@ class _Pass:
             status,
             snapshot,
             empty_workload_propagation=self.ctx.settings.enable_empty_workload_propagation,
+            scheduler_estimator=self.ctx.settings.enable_scheduler_estimator,
             step=lambda name: self.ctx.metrics.schedule_step(name, self.ctx.clock),
         )
 

@@ -14,16 +14,19 @@ filter plugins narrow the candidate clusters, prioritizers score the ones left i
 
 from __future__ import annotations
 
+import weakref
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
-from functools import cached_property
-from typing import Protocol
+from functools import cached_property, wraps
+from typing import Protocol, TypeVar
 
 from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import AddOnPlacementScore, Placement, PlacementDecision
+
+_Derived = TypeVar("_Derived")
 
 # plugins.MaxClusterScore and MinClusterScore: the range a prioritizer gives.
 MAX_CLUSTER_SCORE = 100
@@ -144,3 +147,25 @@ class Prioritizer(Protocol):
     ) -> ScoreResult:
         """Score the clusters; names[i] is clusters[i]'s name."""
         ...
+
+
+def per_cluster(
+    derive: Callable[[ManagedCluster], _Derived],
+) -> Callable[[ManagedCluster], _Derived]:
+    """`derive`, worked out once per cluster object: every placement scheduled reads the
+    same cached clusters, and a cached object is never changed in place (a changed cluster
+    is a new object). A result is kept as long as its object lives, and no longer."""
+    known: dict[int, tuple[weakref.ref[ManagedCluster], _Derived]] = {}
+
+    @wraps(derive)
+    def derived(cluster: ManagedCluster) -> _Derived:
+        key = id(cluster)
+        entry = known.get(key)
+        if entry is not None and entry[0]() is cluster:
+            return entry[1]
+        result = derive(cluster)
+        # Forgotten when the object goes, before its id can be another's.
+        known[key] = (weakref.ref(cluster, lambda _: known.pop(key, None)), result)
+        return result
+
+    return derived

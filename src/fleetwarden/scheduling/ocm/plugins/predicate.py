@@ -25,7 +25,12 @@ from fleetwarden.api.meta import LabelSelector
 from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import ClusterClaimSelector, ClusterPredicate
 from fleetwarden.scheduling.ocm.cel import CelSelector, Scores
-from fleetwarden.scheduling.ocm.framework import FilterResult, ScheduleContext, Status
+from fleetwarden.scheduling.ocm.framework import (
+    FilterResult,
+    ScheduleContext,
+    Status,
+    per_cluster,
+)
 from fleetwarden.semantics.cel import CelError
 from fleetwarden.semantics.selectors import (
     Requirement,
@@ -41,6 +46,10 @@ Labels = Mapping[str, str]
 def cluster_claims(cluster: ManagedCluster) -> dict[str, str]:
     """helpers.GetClusterClaims: status.clusterClaims as name → value."""
     return {c.name or "": c.value or "" for c in cluster.status.cluster_claims or ()}
+
+
+# The map of each cluster, made once however many placements look: callers do not change it.
+_claims_of = per_cluster(cluster_claims)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +99,7 @@ class ClusterSelector:
             return False
         if not self.claims:
             return True
-        claims = cluster_claims(cluster)
+        claims = _claims_of(cluster)
         return all(r.matches(claims) for r in self.claims)
 
 
@@ -112,17 +121,10 @@ def _narrow(
 
 
 def _claim_values(clusters: list[ManagedCluster]) -> Values:
-    """Each cluster's claim of that name, as cluster_claims has it, without making the map."""
+    """Each cluster's claim of that name, as cluster_claims has it."""
 
     def values_of(key: str, indices: list[int]) -> list[str | None]:
-        values: list[str | None] = []
-        for i in indices:
-            value = None
-            for claim in clusters[i].status.cluster_claims or ():
-                if (claim.name or "") == key:
-                    value = claim.value or ""  # the last one wins, as in the map
-            values.append(value)
-        return values
+        return [_claims_of(clusters[i]).get(key) for i in indices]
 
     return values_of
 

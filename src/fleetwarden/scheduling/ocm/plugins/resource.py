@@ -14,7 +14,12 @@ import functools
 from collections.abc import Sequence
 
 from fleetwarden.api.ocm.cluster import ManagedCluster
-from fleetwarden.scheduling.ocm.framework import MAX_CLUSTER_SCORE, ScheduleContext, ScoreResult
+from fleetwarden.scheduling.ocm.framework import (
+    MAX_CLUSTER_SCORE,
+    ScheduleContext,
+    ScoreResult,
+    per_cluster,
+)
 from fleetwarden.semantics.quantity import QuantityError, parse_quantity
 
 # The built-in prioritizer names and the resource each one reads.
@@ -32,6 +37,11 @@ def allocatable(cluster: ManagedCluster, resource: str) -> float | None:
     if amount is None or resource not in (status.capacity or {}):
         return None
     return _approximate(amount)
+
+
+@per_cluster  # every placement that scores by resources asks for every cluster's
+def _amounts(cluster: ManagedCluster) -> dict[str, float | None]:
+    return {resource: allocatable(cluster, resource) for resource in RESOURCES.values()}
 
 
 @functools.lru_cache(maxsize=4096)  # a fleet repeats the same few amounts
@@ -55,7 +65,7 @@ class ResourceAllocatable:
         amounts = {
             name: amount
             for name, cluster in zip(names, clusters, strict=True)
-            if (amount := allocatable(cluster, self.resource)) is not None
+            if (amount := _amounts(cluster)[self.resource]) is not None
         }
         if not amounts:
             return ScoreResult({})
