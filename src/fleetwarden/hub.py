@@ -1,12 +1,13 @@
 """The hub's controllers: apiextensions-apiserver's for CustomResourceDefinitions, then
 Karmada's in the order karmada-controller-manager starts them, then OCM's registration
-controllers and placement scheduler in the order their hubs do.
+controllers, placement scheduler and work hub (ManifestWorkReplicaSet) in the order their
+hubs do.
 
 Each controller is tagged with the leader-election lock of the upstream binary that runs
 it, so that `fleetwarden up` replicas sharing a store run each binary's controllers on
 that lock's leader only: karmada-controller-manager, karmada-scheduler, OCM's
-registration-controller and placement (library-go names their locks after the component,
-`<component>-lock`, in the namespace cluster-manager deploys them to), and
+registration-controller, placement and work-manager (library-go names their locks after
+the component, `<component>-lock`, in the namespace cluster-manager deploys them to), and
 kube-controller-manager for the cluster-role aggregation, CSR signing and token cleaning it
 runs upstream. apiextensions-apiserver's controllers have no lock: kube-apiserver runs
 them in every instance, as every replica here does.
@@ -62,6 +63,9 @@ from fleetwarden.controllers.ocm.default_cluster_set import (
 )
 from fleetwarden.controllers.ocm.lease import clock_sync_controller, lease_controller
 from fleetwarden.controllers.ocm.managed_cluster import managed_cluster_controller
+from fleetwarden.controllers.ocm.manifest_work_replica_set import (
+    manifest_work_replica_set_controller,
+)
 from fleetwarden.controllers.ocm.taint import taint_controller
 from fleetwarden.controllers.rbac.aggregation import cluster_role_aggregation_controller
 from fleetwarden.runtime.manager import Controller
@@ -105,6 +109,7 @@ KARMADA_SCHEDULER = Lock("karmada-scheduler")
 OCM_HUB_NAMESPACE = "open-cluster-management-hub"
 OCM_REGISTRATION = Lock("registration-controller-lock", OCM_HUB_NAMESPACE)
 OCM_PLACEMENT = Lock("placement-lock", OCM_HUB_NAMESPACE)
+OCM_WORK = Lock("work-manager-lock", OCM_HUB_NAMESPACE)
 KUBE_CONTROLLER_MANAGER = Lock("kube-controller-manager", "kube-system")
 
 # A controller and the lock whose leader runs it (None: every replica).
@@ -195,7 +200,8 @@ def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) ->
 
 
 def ocm_controllers(members: Members) -> list[Locked]:
-    """The registration hub's controllers, then the placement controller."""
+    """The registration hub's controllers, the placement controller, then the work hub's
+    ManifestWorkReplicaSet controller."""
     return [
         *_under(OCM_REGISTRATION, [
             managed_cluster_controller(),
@@ -211,4 +217,5 @@ def ocm_controllers(members: Members) -> list[Locked]:
             addon_feature_discovery_controller(),
         ]),
         (OCM_PLACEMENT, scheduling_controller()),
+        (OCM_WORK, manifest_work_replica_set_controller()),
     ]  # fmt: skip

@@ -34,7 +34,7 @@ from fleetwarden.api.kinds import (
     split_api_version,
 )
 from fleetwarden.api.meta import Resource
-from fleetwarden.api.ocm import addon
+from fleetwarden.api.ocm import addon, work
 
 
 def _builtin(
@@ -249,6 +249,7 @@ REGISTRY = Registry(
         *karmada.KINDS,
         *ocm.KINDS,
         *addon.KINDS,
+        *work.KINDS,
     ]
 )
 

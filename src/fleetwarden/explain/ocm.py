@@ -276,7 +276,7 @@ class _Placement:
         missed = []
         for i, predicate in enumerate(self.placement.spec.predicates or ()):
             try:
-                selector = ClusterSelector.of(predicate, i)
+                selector = ClusterSelector.of(predicate)
             except SelectorError as err:
                 missed.append(f"predicates[{i}]: {err}")
                 continue
@@ -286,6 +286,8 @@ class _Placement:
                 missed.append(f"predicates[{i}]: labelSelector {label} not met")
             elif claim is not None:
                 missed.append(f"predicates[{i}]: claimSelector {claim} not met")
+            elif selector.cel is not None:
+                missed.append(f"predicates[{i}]: a celSelector expression is not true")
         return "matches none of the predicates: " + "; ".join(missed)
 
     def taints(

@@ -20,7 +20,9 @@ the real-time driver over the hub's API (members/remote.py):
   has none (spec.hubAcceptsClient false, as an agent cannot accept itself: an admin sets it,
   or `OcmJoin.accept` plays that admin), waits for HubAcceptedManagedCluster, then renews
   `managed-cluster-lease` and reports Joined, Available, resources, version and the
-  member's cluster claims. The klusterlet's work agent (ManifestWork) is not played.
+  member's cluster claims; and, as the klusterlet's work agent, applies the ManifestWorks
+  of its cluster's namespace to a simulated member (members/work_agent.py). A real member
+  (`--member-kubeconfig`) gets no ManifestWork applied yet.
 
 A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...), and
 every kind the hub's CustomResourceDefinitions serve, as if each CRD applied to the hub
@@ -49,6 +51,7 @@ from fleetwarden.members.simulated import (
     CLUSTER,
     EXECUTION_SPACE_PREFIX,
     MANAGED_CLUSTER,
+    MANIFEST_WORK,
     WORK,
     MemberAgents,
     MemberCluster,
@@ -163,10 +166,11 @@ class OcmJoin:
 
 
 def _scope(mode: str, name: str) -> dict[KindInfo, View]:
-    """What an agent reads of the hub: its own cluster, and a Karmada agent the Works of its
-    execution space; nothing its identity may not read (members/bootstrap.py)."""
+    """What an agent reads of the hub: its own cluster, and the Works of its execution space
+    (Karmada) or the ManifestWorks of its cluster's namespace (OCM); nothing its identity
+    may not read (members/bootstrap.py, controllers/ocm/cluster_rbac.py)."""
     if mode == MODE_OCM:
-        return {MANAGED_CLUSTER: View(name=name)}
+        return {MANAGED_CLUSTER: View(name=name), MANIFEST_WORK: View(namespace=name)}
     return {CLUSTER: View(name=name), WORK: View(namespace=EXECUTION_SPACE_PREFIX + name)}
 
 

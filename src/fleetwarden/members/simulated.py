@@ -18,6 +18,8 @@ status controller), and runs the agent side of each dialect on the same clock as
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
   Work last changed (never while `workloadsHealthy` is false);
+- OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
+  accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
   controllers/karmada/execution.py, run by the agent for its own cluster (the hub's
   execution controller leaves Pull clusters alone): the workload deleted from the member
@@ -37,12 +39,14 @@ runs the very same agents for either.
 
 from __future__ import annotations
 
+import copy
 import functools
+import itertools
 import json
-from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Protocol, TypeGuard
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
@@ -56,10 +60,18 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterClaim,
     ManagedClusterVersion,
 )
+from fleetwarden.api.ocm.work import ManifestWork
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
 from fleetwarden.members.inside.nodes import NodeSpec
 from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
+from fleetwarden.members.work_agent import (
+    ObjectRef,
+    Spoke,
+    SpokeError,
+    hub_hash,
+    sync_manifest_works,
+)
 from fleetwarden.runtime.finalizers import handle_work_delete
 from fleetwarden.runtime.manager import (
     REQUEUE,
@@ -86,6 +98,9 @@ CLUSTER = REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster")
 MANAGED_CLUSTER = REGISTRY.info("cluster.open-cluster-management.io/v1", "ManagedCluster")
 WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
+MANIFEST_WORK = REGISTRY.info("work.open-cluster-management.io/v1", "ManifestWork")
+# The URL whose hash names the AppliedManifestWorks of simulated members.
+SIMULATED_HUB_URL = "https://fleetwarden-hub:6443"
 
 KARMADA_LEASE_NAMESPACE = "karmada-cluster"
 EXECUTION_SPACE_PREFIX = "karmada-es-"
@@ -195,6 +210,12 @@ class SimulatedCluster:
     _nodes: tuple[NodeSpec, ...] | None = None  # the declared nodes the member runs
     # The workloads each Work (by uid) runs inside the member, with nodes.
     workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
+    objects: dict[tuple[str, str, str, str], _SpokeObject] = field(default_factory=dict)
+    uids: Iterator[int] = field(default_factory=itertools.count)
+
+    def spoke(self, now: datetime) -> Spoke:
+        """The member's API server as its work agent reaches it at `now`."""
+        return SimulatedSpoke(self, now)
 
     @property
     def reaches_hub(self) -> bool:
@@ -303,6 +324,71 @@ class SimulatedCluster:
                 self._forget(uid, keep=(), now=self.kube.now)
 
 
+@dataclass(frozen=True)
+class _SpokeObject:
+    """An object on a simulated member: as written, and since when its spec is what it is."""
+
+    obj: dict[str, Any]
+    since: datetime
+
+
+@dataclass
+class SimulatedSpoke:
+    """A simulated member's objects, as its API server serves them: each gets a uid, a
+    generation moved by each change of its spec, and (a workload with replicas) the status
+    its controller would write, healthy `workload_ready_after` after its spec last changed."""
+
+    cluster: SimulatedCluster
+    now: datetime
+
+    def get(self, ref: ObjectRef) -> dict[str, Any] | None:
+        stored = self.cluster.objects.get(_spoke_key(ref))
+        if stored is None:
+            return None
+        state = self.cluster.state
+        healthy = state.workloads_healthy and self.now >= stored.since + state.workload_ready_after
+        generation = stored.obj["metadata"]["generation"]
+        return copy.deepcopy(_member_object(stored.obj, generation, healthy))
+
+    def create(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        info = REGISTRY.get(
+            f"{ref.group}/{ref.version}" if ref.group else ref.version, str(obj.get("kind"))
+        )
+        if info is not None and info.namespaced and not ref.namespace:
+            # The dynamic client posts it to the cluster-scoped path, which does not exist.
+            raise SpokeError("the server could not find the requested resource")
+        uid = f"{ref.name}-{next(self.cluster.uids)}"  # unique, and the same every run
+        metadata = {**obj["metadata"], "uid": uid, "generation": 1}
+        self.cluster.objects[_spoke_key(ref)] = _SpokeObject(
+            {**obj, "metadata": metadata}, self.now
+        )
+        return self.get(ref) or {}
+
+    def update(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        stored = self.cluster.objects[_spoke_key(ref)]
+        metadata = {**obj["metadata"], "uid": stored.obj["metadata"]["uid"]}
+        generation, since = stored.obj["metadata"]["generation"], stored.since
+        if obj.get("spec") != stored.obj.get("spec"):
+            generation, since = generation + 1, self.now
+        metadata["generation"] = generation
+        self.cluster.objects[_spoke_key(ref)] = _SpokeObject({**obj, "metadata": metadata}, since)
+        return self.get(ref) or {}
+
+    def delete(self, ref: ObjectRef) -> None:
+        self.cluster.objects.pop(_spoke_key(ref), None)
+
+
+def _spoke_key(ref: ObjectRef) -> tuple[str, str, str, str]:
+    return (ref.group, ref.resource, ref.namespace, ref.name)
+
+
+@runtime_checkable
+class RunsManifestWorks(Protocol):
+    """A member whose work agent applies ManifestWorks."""
+
+    def spoke(self, now: datetime) -> Spoke: ...
+
+
 @dataclass
 class _Agent:
     """What a member's agents keep in memory between loops, as upstream's do."""
@@ -333,6 +419,7 @@ class MemberAgents:
         self.clusters = dict(members)
         self._register = register or pull_cluster
         self._agents = {name: _Agent() for name in members}
+        self._hub_hash = hub_hash(SIMULATED_HUB_URL)
 
     def backs(self, name: str) -> bool:
         return name in self.clusters
@@ -364,6 +451,7 @@ class MemberAgents:
                 Watches(CLUSTER, self._own_name),
                 Watches(MANAGED_CLUSTER, self._own_name),
                 Watches(WORK, self._execution_space_owner),
+                Watches(MANIFEST_WORK, self._cluster_namespace_owner),
             ],
             reconcile=self.reconcile,
             # An agent starts with its member, before the hub has anything of it to watch.
@@ -372,6 +460,9 @@ class MemberAgents:
 
     def _own_name(self, obj: Resource) -> list[str]:
         return [obj.name] if obj.name in self.clusters else []
+
+    def _cluster_namespace_owner(self, obj: Resource) -> list[str]:
+        return [obj.namespace] if obj.namespace in self.clusters else []
 
     def _execution_space_owner(self, obj: Resource) -> list[str]:
         name = obj.namespace.removeprefix(EXECUTION_SPACE_PREFIX)
@@ -402,11 +493,22 @@ class MemberAgents:
         wakeups = _work_agent(key, member, agent, cluster, ctx, now)
         if isinstance(managed, ManagedCluster):
             wakeups += _ocm_agent(member, agent, managed, ctx, now)
+            wakeups += self._work_agent(member, managed, ctx, now)
         elif _pull(cluster):
             wakeups += _karmada_agent(member, agent, cluster, ctx, now)
         else:
             wakeups.append(now + ctx.settings.cluster_status_update_frequency)
         return requeue_after(min(wakeups) - now)
+
+    def _work_agent(
+        self, member: MemberCluster, cluster: ManagedCluster, ctx: Context, now: datetime
+    ) -> list[datetime]:
+        """OCM's work agent, once the hub accepted its cluster (no hub credentials before)."""
+        if not _hub_accepted(cluster) or not isinstance(member, RunsManifestWorks):
+            return []
+        works = ctx.cache.informer(MANIFEST_WORK).list(cluster.name)
+        typed = [w for w in works if isinstance(w, ManifestWork)]
+        return sync_manifest_works(member.spoke(now), typed, self._hub_hash, ctx, now)
 
 
 class SimulatedFleet(MemberAgents):

@@ -1,6 +1,6 @@
-"""The JSONPath of kubectl and of CRD printer columns (client-go's util/jsonpath), for one
-expression: `.status.conditions[?(@.type=="Ready")].status`, `.spec.items[*].kind`,
-`..name`, `['a.b']`, `[0]`, `[-1]`, `[1:3]`, `[0,2]`.
+"""The JSONPath of kubectl, of CRD printer columns and of OCM's status feedback (client-go's
+util/jsonpath), for one expression: `.status.conditions[?(@.type=="Ready")].status`,
+`.spec.items[*].kind`, `..name`, `['a.b']`, `[0]`, `[-1]`, `[1:3]`, `[0,2]`.
 
 Missing keys yield nothing rather than an error, as the API server asks of client-go for
 its printer columns (AllowMissingKeys).

@@ -162,10 +162,26 @@ def test_predicate_matches(
     ("predicates", "message"),
     [
         pytest.param(
+            [predicate(cel=['managedCluster.metadata.labels["env"] =='])],
+            "compilation failed: ERROR: <input>:1:41: Syntax error: mismatched input '<EOF>' "
+            "expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, "
+            "NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+            ' | managedCluster.metadata.labels["env"] ==\n'
+            " | ........................................^",
+            id="a CEL expression that does not parse",
+        ),
+        pytest.param(
             [predicate(cel=["invalid.expression"])],
-            "spec.predicates[0].requiredClusterSelector.celSelector: Forbidden: CEL selectors are "
-            "not supported by fleetwarden; select with labelSelector or claimSelector",
-            id="CEL expressions",
+            "compilation failed: ERROR: <input>:1:1: undeclared reference to 'invalid' "
+            "(in container '')\n | invalid.expression\n | ^",
+            id="a CEL expression naming an undeclared variable",
+        ),
+        pytest.param(
+            [predicate(cel=["managedCluster.metadata.labels.all(k, lowerAscii(k) == k)"])],
+            "compilation failed: ERROR: <input>:1:39: undeclared reference to 'lowerAscii' "
+            "(in container '')\n | managedCluster.metadata.labels.all(k, lowerAscii(k) == k)\n"
+            " | ......................................^",
+            id="a CEL expression calling an undeclared function",
         ),
         pytest.param(
             [

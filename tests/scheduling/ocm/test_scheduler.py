@@ -630,15 +630,19 @@ def test_seed_temporary_toleration_of_unreachable() -> None:
     assert (later.decisions, later.requeue_after) == (["cluster2"], None)
 
 
-def test_cel_selectors_are_refused() -> None:
-    spec = selector(
-        celSelector={"celExpressions": ['managedCluster.metadata.labels["env"] == "prod"']}
-    )
+def test_cel_selectors_select_with_the_other_selectors() -> None:
+    """A predicate's CEL expressions must hold besides its label and claim selectors."""
+    west = 'managedCluster.status.clusterClaims.exists(c, c.value == "us-west-1")'
+    spec = selector(labelSelector={"matchLabels": {"vendor": "OpenShift"}},
+                    celSelector={"celExpressions": [west]})  # fmt: skip
     result, status = run(spec, FLEET)
-    assert status.is_misconfigured()
-    assert status.plugin == "Predicate"
-    assert "CEL selectors are not supported" in status.message()
-    assert result.decisions == []
+    assert status.ok()
+    same, _ = run(selector(labelSelector=OPENSHIFT, claimSelector=US_WEST_1), FLEET)
+    assert (
+        sorted(result.decisions)
+        == sorted(same.decisions)
+        == ["cluster1", "cluster3", "cluster5", "cluster6"]
+    )
 
 
 def test_status_helpers() -> None:

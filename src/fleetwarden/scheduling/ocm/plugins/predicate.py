@@ -6,10 +6,9 @@ An absent selector, or one with no terms, matches every cluster (the fields are 
 pointers, upstream). A selector apimachinery refuses makes the placement Misconfigured with
 apimachinery's message, once there are clusters to filter.
 
-celSelector: upstream evaluates CEL expressions in an environment of its own (Kubernetes'
-CEL libraries, `managedCluster.scores(...)`, cost budgets). No small pure-Python CEL library
-reproduces that, so a predicate with CEL expressions makes the placement Misconfigured,
-saying so; an empty celExpressions list matches, as upstream.
+celSelector: every CEL expression must hold too, in OCM's CEL environment (scheduling/ocm/
+cel.py); one that does not compile makes the placement Misconfigured with upstream's
+`compilation failed: ...`; an empty celExpressions list matches, as upstream.
 
 Matching works a requirement at a time over all the clusters left, asking each requirement
 once per distinct label value: a fleet has many clusters but few distinct values per key.
@@ -17,19 +16,22 @@ once per distinct label value: a fleet has many clusters but few distinct values
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
-from fleetwarden.api.errors import Path
 from fleetwarden.api.meta import LabelSelector
 from fleetwarden.api.ocm.cluster import ManagedCluster
 from fleetwarden.api.ocm.placement import ClusterClaimSelector, ClusterPredicate
+from fleetwarden.scheduling.ocm.cel import CelSelector, Scores
 from fleetwarden.scheduling.ocm.framework import (
     FilterResult,
     ScheduleContext,
     Status,
     per_cluster,
 )
+from fleetwarden.semantics.cel import CelError
 from fleetwarden.semantics.selectors import (
     Requirement,
     SelectorError,
@@ -37,9 +39,6 @@ from fleetwarden.semantics.selectors import (
 )
 
 NAME = "Predicate"
-CEL_UNSUPPORTED = (
-    "CEL selectors are not supported by fleetwarden; select with labelSelector or claimSelector"
-)
 
 Labels = Mapping[str, str]
 
@@ -59,6 +58,7 @@ class ClusterSelector:
 
     labels: tuple[Requirement, ...]
     claims: tuple[Requirement, ...]
+    cel: CelSelector | None = None
 
     @classmethod
     def of_selectors(
@@ -74,21 +74,23 @@ class ClusterSelector:
         )
 
     @classmethod
-    def of(cls, predicate: ClusterPredicate, index: int) -> ClusterSelector:
+    def of(cls, predicate: ClusterPredicate) -> ClusterSelector:
         """Raises SelectorError with the message the placement is misconfigured with."""
         selector = predicate.required_cluster_selector
         if selector is None:
             return cls((), ())
         compiled = cls.of_selectors(selector.label_selector, selector.claim_selector)
-        cel = selector.cel_selector
-        if cel is not None and cel.cel_expressions:
-            path = Path("spec.predicates").index(index).child("requiredClusterSelector")
-            raise SelectorError(str(path.child("celSelector").forbidden(CEL_UNSUPPORTED)))
-        return compiled
+        expressions = selector.cel_selector.cel_expressions if selector.cel_selector else None
+        if not expressions:
+            return compiled
+        try:
+            return replace(compiled, cel=CelSelector.compile(expressions))
+        except CelError as err:
+            raise SelectorError(str(err)) from None
 
     @property
     def everything(self) -> bool:
-        return not self.labels and not self.claims
+        return not self.labels and not self.claims and self.cel is None
 
     def matches(self, cluster: ManagedCluster) -> bool:
         """Whether the cluster's labels and cluster claims satisfy every requirement."""
@@ -128,7 +130,7 @@ def _claim_values(clusters: list[ManagedCluster]) -> Values:
 
 
 def _matching(
-    selectors: Sequence[ClusterSelector], clusters: list[ManagedCluster]
+    selectors: Sequence[ClusterSelector], clusters: list[ManagedCluster], scores: Scores
 ) -> list[ManagedCluster]:
     """The clusters any selector matches, in their order."""
     if any(s.everything for s in selectors):
@@ -146,7 +148,11 @@ def _matching(
     for selector in selectors:
         left = [i for i in everyone if i not in matched] if matched else list(everyone)
         left = _narrow(left, label_values, selector.labels)
-        matched.update(_narrow(left, claim_values, selector.claims))
+        left = _narrow(left, claim_values, selector.claims)
+        if selector.cel is not None:
+            cel = selector.cel
+            left = [i for i in left if cel.matches(clusters[i].to_dict(), scores)]
+        matched.update(left)
     return [clusters[i] for i in sorted(matched)]
 
 
@@ -158,7 +164,15 @@ class Predicate:
         if not predicates or not clusters:
             return FilterResult(clusters)
         try:
-            selectors = [ClusterSelector.of(p, i) for i, p in enumerate(predicates)]
+            selectors = [ClusterSelector.of(p) for p in predicates]
         except SelectorError as err:
             return FilterResult([], Status.misconfigured(self.name, str(err)))
-        return FilterResult(_matching(selectors, clusters))
+        return FilterResult(_matching(selectors, clusters, functools.partial(_scores, ctx)))
+
+
+def _scores(ctx: ScheduleContext, cluster: str, name: str) -> list[dict[str, Any]] | None:
+    """The items of the cluster's AddOnPlacementScore of that name, for `scores(...)`."""
+    score = ctx.handle.addon_placement_score(cluster, name)
+    if score is None:
+        return None
+    return [{"name": s.name, "value": s.value} for s in score.status.scores or []]
