@@ -27,7 +27,7 @@ from fleetwarden.auth.pki import (
 )
 from fleetwarden.store import Watch, WatchEvent
 from fleetwarden.store.etcd import EtcdStore
-from fleetwarden.store.etcd_client import EtcdTLS, EtcdUnavailable
+from fleetwarden.store.etcd_client import EtcdTimeout, EtcdTLS, EtcdUnavailable
 
 from .conftest import DEPLOYMENTS, deployment, revisions
 
@@ -156,6 +156,34 @@ def test_a_stale_resource_version_is_a_conflict_on_both_replicas(replicas: Repli
         with pytest.raises(Conflict):
             store.update({**stale, "spec": {"replicas": 3}})
         assert store.get(DEPLOYMENTS, "web", "default")["spec"] == {"replicas": 2}
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied", "dropped"])
+def test_a_write_whose_answer_was_lost_is_sent_again_and_lands_once(
+    replicas: Replicas, monkeypatch: pytest.MonkeyPatch, applied: bool
+) -> None:
+    """etcd's leader dies with a write in flight: the write may or may not have been
+    applied. Sent again as the same compare-and-swap, it lands once either way."""
+    store, other = replicas
+    call, lost = store.etcd._call, []
+
+    def lose_one_answer(operation: str, method: str, request: Any, **options: Any) -> Any:
+        if method == "Txn" and not lost:
+            lost.append(method)
+            if applied:
+                call(operation, method, request, **options)
+            raise EtcdTimeout("etcd: Deadline Exceeded")
+        return call(operation, method, request, **options)
+
+    monkeypatch.setattr(store.etcd, "_call", lose_one_answer)
+    at = revisions(other)
+    created = store.create(deployment())
+    assert lost == ["Txn"]
+    assert created["metadata"]["resourceVersion"] == str(at(1))
+    assert other.get(DEPLOYMENTS, "web", "default") == created
+    lost.clear()
+    store.delete(DEPLOYMENTS, "web", "default")
+    assert names(other) == []
 
 
 # --- consistent reads -----------------------------------------------------------------

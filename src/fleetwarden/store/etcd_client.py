@@ -8,8 +8,10 @@ client certificates; etcd's JSON gateway, which the store used before, costs etc
 hub each about twice the CPU of a gRPC call.)
 
 Several endpoints may be given (`--etcd-servers`); a request that cannot reach one goes to
-the next. A write whose answer timed out is not sent again (it may have been applied):
-its caller gets a 504, as kube-apiserver answers when etcd does not.
+the next. A write whose answer timed out (etcd's leader died in the middle of it, say) is
+sent once more: a compare-and-swap applies at most once, and the second attempt tells
+whether the first did. If that one times out too, its caller gets a 504, as kube-apiserver
+answers when etcd does not.
 """
 
 from __future__ import annotations
@@ -168,8 +170,17 @@ class EtcdClient:
             op = rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(key=name))
         else:
             op = rpc.RequestOp(request_put=rpc.PutRequest(key=name, value=value))
-        request = rpc.TxnRequest(compare=[compare], success=[op])
-        answer = self._call("txn", "Txn", request, retry=False)
+        # On a failed compare, the key as it is: whether an earlier attempt put it there.
+        current = rpc.RequestOp(request_range=rpc.RangeRequest(key=name))
+        request = rpc.TxnRequest(compare=[compare], success=[op], failure=[current])
+        try:
+            answer = self._call("txn", "Txn", request, retry=False)
+        except EtcdTimeout:
+            # Its answer lost (etcd's leader died with it, say): sent once more, which is
+            # safe for a compare-and-swap, since at most one of the two can apply.
+            answer = self._call("txn", "Txn", request, retry=False)
+            if not answer.succeeded:
+                return _applied_before(answer, value)
         return int(answer.header.revision) if answer.succeeded else None
 
     def compact(self, revision: int) -> None:
@@ -215,6 +226,7 @@ class EtcdClient:
                     code == grpc.StatusCode.UNAVAILABLE and "timed out" in details
                 )
                 if timed_out and not retry:
+                    self._next(endpoint)
                     raise EtcdTimeout(f"etcd {endpoint.url}: {details or 'timed out'}") from None
                 if not timed_out and code != grpc.StatusCode.UNAVAILABLE:
                     raise StatusError(f"etcd {endpoint.url}: {details or code}") from None
@@ -224,6 +236,16 @@ class EtcdClient:
                 return answer
             self._next(endpoint)
         raise EtcdUnavailable(f"etcd unavailable: {last}")
+
+
+def _applied_before(answer: Any, value: bytes | None) -> int | None:
+    """The revision of a write whose first attempt timed out and whose second found the key
+    moved on: the first attempt's, if the key holds what it wrote (an object's value is its
+    own: its uid and its fields), or is gone for a removal; else None."""
+    kvs = answer.responses[0].response_range.kvs
+    if value is None:
+        return None if kvs else int(answer.header.revision)
+    return int(kvs[0].mod_revision) if kvs and kvs[0].value == value else None
 
 
 class Watching:
