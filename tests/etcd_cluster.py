@@ -3,7 +3,6 @@ directory of the test's, stopped by PID. `.ci/run` installs Debian's etcd-server
 
 from __future__ import annotations
 
-import ctypes
 import os
 import shutil
 import signal
@@ -16,13 +15,11 @@ from pathlib import Path
 import requests
 
 ETCD = shutil.which("etcd") or "/usr/bin/etcd"
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In the child: SIGKILL when the test process dies, however it dies (a killed pytest
-    leaves no etcd behind)."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+# etcd is SIGKILLed when the test process dies, however it dies (a killed pytest leaves no
+# etcd behind): util-linux's setpriv sets that, and execs etcd. Not a preexec_fn, which
+# makes Python fork the test process whole, gRPC's threads and their locks with it: a
+# child may then wait forever on a lock one of them held, and the test with it.
+DIE_WITH_PARENT = [shutil.which("setpriv") or "/usr/bin/setpriv", "--pdeathsig=KILL"]
 
 
 def free_port() -> int:
@@ -91,6 +88,7 @@ class EtcdCluster:
         log = open(self.root / f"{member.name}.log", "ab")  # noqa: SIM115  # the process's
         member.process = subprocess.Popen(
             [
+                *DIE_WITH_PARENT,
                 ETCD,
                 f"--name={member.name}",
                 f"--data-dir={member.data_dir}",
@@ -106,7 +104,6 @@ class EtcdCluster:
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
         )
         log.close()
 

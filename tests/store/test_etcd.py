@@ -27,7 +27,7 @@ from fleetwarden.auth.pki import (
 )
 from fleetwarden.store import Watch, WatchEvent
 from fleetwarden.store.etcd import EtcdStore
-from fleetwarden.store.etcd_client import EtcdTLS, EtcdUnavailable
+from fleetwarden.store.etcd_client import EtcdTimeout, EtcdTLS, EtcdUnavailable
 
 from .conftest import DEPLOYMENTS, deployment, revisions
 
@@ -156,6 +156,115 @@ def test_a_stale_resource_version_is_a_conflict_on_both_replicas(replicas: Repli
         with pytest.raises(Conflict):
             store.update({**stale, "spec": {"replicas": 3}})
         assert store.get(DEPLOYMENTS, "web", "default")["spec"] == {"replicas": 2}
+
+
+@pytest.mark.parametrize("applied", [True, False], ids=["applied", "dropped"])
+def test_a_write_whose_answer_was_lost_is_sent_again_and_lands_once(
+    replicas: Replicas, monkeypatch: pytest.MonkeyPatch, applied: bool
+) -> None:
+    """etcd's leader dies with a write in flight: the write may or may not have been
+    applied. Sent again as the same compare-and-swap, it lands once either way."""
+    store, other = replicas
+    call, lost = store.etcd._call, []
+
+    def lose_one_answer(operation: str, method: str, request: Any, **options: Any) -> Any:
+        if method == "Txn" and not lost:
+            lost.append(method)
+            if applied:
+                call(operation, method, request, **options)
+            raise EtcdTimeout("etcd: Deadline Exceeded")
+        return call(operation, method, request, **options)
+
+    monkeypatch.setattr(store.etcd, "_call", lose_one_answer)
+    at = revisions(other)
+    created = store.create(deployment())
+    assert lost == ["Txn"]
+    assert created["metadata"]["resourceVersion"] == str(at(1))
+    assert other.get(DEPLOYMENTS, "web", "default") == created
+    lost.clear()
+    store.delete(DEPLOYMENTS, "web", "default")
+    assert names(other) == []
+
+
+# --- consistent reads -----------------------------------------------------------------
+
+
+def test_concurrent_reads_share_one_read_of_etcds_revision(
+    replicas: Replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = replicas
+    store.create(deployment())
+    asked, let_go = [], threading.Event()
+    revision = store.etcd.revision
+
+    def slow_revision() -> int:
+        asked.append(1)
+        let_go.wait(5)
+        return revision()
+
+    monkeypatch.setattr(store.etcd, "revision", slow_revision)
+    readers = [
+        threading.Thread(target=store.get, args=(DEPLOYMENTS, "web", "default")) for _ in range(8)
+    ]
+    for reader in readers:
+        reader.start()
+    time.sleep(0.2)  # every reader waiting: one on etcd, the others for the next round
+    let_go.set()
+    for reader in readers:
+        reader.join(5)
+    assert len(asked) == 2
+
+
+def test_a_read_that_comes_while_a_read_is_under_way_waits_for_a_fresh_one(
+    replicas: Replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The read under way may have been answered before a write the second reader knows
+    of: that reader waits for a read of its own, which sees the write."""
+    one, other = replicas
+    first, let_go, heard = threading.Event(), threading.Event(), threading.Event()
+    revision, receive = other.etcd.revision, other._receive
+
+    def answered_before_the_write() -> int:
+        if first.is_set():
+            heard.set()  # the other replica's watch brings the write from now on
+            return revision()
+        answer = revision()  # etcd's revision before the write
+        first.set()
+        let_go.wait(5)
+        return answer
+
+    def late_watch(events: Any) -> None:
+        heard.wait(5)
+        receive(events)
+
+    monkeypatch.setattr(other.etcd, "revision", answered_before_the_write)
+    monkeypatch.setattr(other, "_receive", late_watch)
+    early = threading.Thread(target=lambda: names(other))
+    early.start()
+    assert first.wait(5)
+    one.create(deployment("written"))  # acknowledged while the first read is under way
+    late: list[list[str]] = []
+    reader = threading.Thread(target=lambda: late.append(names(other)))
+    reader.start()
+    time.sleep(0.1)
+    let_go.set()
+    reader.join(5)
+    heard.set()
+    early.join(5)
+    assert late == [["written"]]
+
+
+def test_a_read_at_resource_version_0_asks_etcd_nothing(
+    replicas: Replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, _ = replicas
+    created = store.create(deployment())
+
+    def no_etcd() -> int:
+        raise AssertionError("etcd asked")
+
+    monkeypatch.setattr(store.etcd, "revision", no_etcd)
+    assert store.get(DEPLOYMENTS, "web", "default", resource_version="0") == created
 
 
 # --- compaction -----------------------------------------------------------------------

@@ -185,6 +185,17 @@ def test_get_returns_a_fresh_copy_each_time(store: CoreStore) -> None:
     assert store.get(DEPLOYMENTS, "web", "default")["metadata"]["labels"] == {"app": "web"}
 
 
+def test_a_get_at_resource_version_0_is_served_from_the_cache_as_written(
+    store: CoreStore,
+) -> None:
+    """kube's resourceVersion="0": any version will do; one this store wrote it has read."""
+    created = store.create(deployment())
+    assert store.get(DEPLOYMENTS, "web", "default", resource_version="0") == created
+    store.delete(DEPLOYMENTS, "web", "default")
+    with pytest.raises(NotFound):
+        store.get(DEPLOYMENTS, "web", "default", resource_version="0")
+
+
 # --- update ---------------------------------------------------------------------------
 
 

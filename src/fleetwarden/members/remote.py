@@ -73,8 +73,10 @@ class RemoteStore:
     def create(self, obj: Mapping[str, Any]) -> Obj:
         return self.client.create(obj, info=_info(obj))
 
-    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        return self.client.get(info, name, namespace)
+    def get(
+        self, info: KindInfo, name: str, namespace: str = "", *, resource_version: str = ""
+    ) -> Obj:
+        return self.client.get(info, name, namespace)  # the newest: any version will do
 
     def list(
         self,

@@ -465,8 +465,10 @@ class LeaderOnlyStore:
 
     # Reads, as the store answers them.
 
-    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        return self._store.get(info, name, namespace)
+    def get(
+        self, info: KindInfo, name: str, namespace: str = "", *, resource_version: str = ""
+    ) -> Obj:
+        return self._store.get(info, name, namespace, resource_version=resource_version)
 
     def list(
         self,

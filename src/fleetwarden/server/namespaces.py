@@ -40,13 +40,18 @@ def activate(store: Store, namespace: Obj) -> Obj:
 
 def require_namespace(store: Store, info: KindInfo, obj: Mapping[str, Any]) -> None:
     """NamespaceLifecycle: refuse a new object in a namespace that is missing or being
-    deleted, naming the object being created as upstream does."""
+    deleted, naming the object being created as upstream does. As upstream, the namespace
+    is read from the cache (the plugin's informer; here the store's watch cache), and only
+    if it is not there from the store itself (a namespace just created on another replica)."""
     meta = obj["metadata"]
     name = meta["namespace"]
     try:
-        namespace = store.get(NAMESPACE, name)
+        namespace = store.get(NAMESPACE, name, resource_version="0")
     except NotFound:
-        raise NotFound("namespaces", "", name) from None
+        try:
+            namespace = store.get(NAMESPACE, name)
+        except NotFound:
+            raise NotFound("namespaces", "", name) from None
     if "deletionTimestamp" in namespace["metadata"]:
         detail = f"unable to create new content in namespace {name} because it is being terminated"
         raise Forbidden(info.plural, info.group, meta.get("name") or "", detail)

@@ -455,8 +455,11 @@ class CoreStore:
         """Whether the store can still write: readiness, for the hub."""
         return True
 
-    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj:
-        self._sync()
+    def get(
+        self, info: KindInfo, name: str, namespace: str = "", *, resource_version: str = ""
+    ) -> Obj:
+        if resource_version != "0":
+            self._sync()
         # Lock-free: one dict read of an immutable entry is atomic.
         entry = self._objects.get(collection_of(info), {}).get(_path(_ns(info, namespace), name))
         if entry is None:

@@ -27,15 +27,16 @@ watches are ended (they resume from the cache's window, or get 410 and list agai
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import json
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Unpack
 
-from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound
+from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound, StatusError
 from fleetwarden.store.core import (
     CoreStore,
     Key,
@@ -46,16 +47,18 @@ from fleetwarden.store.core import (
     _entry,
     _freeze,
     _path,
+    _thaw,
     _Txn,
 )
 from fleetwarden.store.etcd_client import (
+    DELETE,
     Compacted,
     EtcdClient,
     EtcdTimeout,
     EtcdTLS,
     EtcdUnavailable,
+    Event,
     Kv,
-    decode,
 )
 from fleetwarden.store.interface import EventType, Obj
 
@@ -101,7 +104,11 @@ class EtcdStore(CoreStore):
         self._prefix = prefix + "/"
         self._timeout = timeout
         self._closed = threading.Event()
-        self._applied = threading.Condition()
+        # Writers and readers waiting for the cache to reach a revision, each woken only
+        # once it has: (revision, arrival, a lock held until then).
+        self._applied = threading.Lock()
+        self._waiting: list[tuple[int, int, Any]] = []
+        self._arrivals = itertools.count()
         self._follower: threading.Thread | None = None
         self._seen = 0  # the newest revision whose events the subscribers have had
         self._connected = True  # whether the watch is open
@@ -109,6 +116,11 @@ class EtcdStore(CoreStore):
         # Dependents of owners that subscribers removed, by the removal's revision.
         self._uncollected: deque[tuple[int, Sequence[Key]]] = deque()
         self._watching: Any = None
+        # Consistent reads' rounds of etcd's revision (see _current_revision): begun, ended,
+        # and the last one's answer.
+        self._reads = threading.Condition()
+        self._asked = self._answered = 0
+        self._answer: int | StatusError = 0
         super().__init__(_NoBackend(), **options)
 
     @property
@@ -128,9 +140,9 @@ class EtcdStore(CoreStore):
             watching.close()
         if self._follower is not None and self._follower is not threading.current_thread():
             self._follower.join(self._timeout)
-        with self._applied:
-            self._applied.notify_all()
+        self._let_go(self._seen, everyone=True)
         super().close()
+        self.etcd.close()
 
     # --- writes ------------------------------------------------------------------------
 
@@ -183,13 +195,13 @@ class EtcdStore(CoreStore):
         while True:
             kvs, revision, more = self.etcd.range(start, end, revision=revision, limit=_PAGE)
             for kv in kvs:
-                stored = self._stored(kv, None)
+                stored = self._stored(kv)
                 if stored is not None:
                     event, entry = stored
                     self._apply(_key_of(event), entry)
             if not more:
                 break
-            start = decode(kvs[-1]["key"]).decode() + "\0"
+            start = kvs[-1].key.decode() + "\0"
         self._rv = revision
         return revision
 
@@ -213,13 +225,14 @@ class EtcdStore(CoreStore):
             if not self._closed.is_set():
                 self._closed.wait(_RETRY)
 
-    def _receive(self, kvs: Sequence[Kv]) -> None:
+    def _receive(self, events: Sequence[Event]) -> None:
         """One watch response: into the cache, the log and the client watches, then to the
         subscribers; then the writers waiting for it are let go."""
         with self._lock:
-            for kv in kvs:
-                revision = int(kv["kv"]["mod_revision"])
-                stored = self._stored(kv["kv"], kv.get("prev_kv"), kv.get("type") == "DELETE")
+            for change in events:
+                revision = change.kv.mod_revision
+                deleted = change.type == DELETE
+                stored = self._stored(change.kv, deleted)
                 if stored is None:
                     self._rv = revision  # a key outside the prefix
                     continue
@@ -240,10 +253,12 @@ class EtcdStore(CoreStore):
             _, dependents = self._uncollected.popleft()
             self._collect_all(dependents)
 
-    def _let_go(self, revision: int) -> None:
+    def _let_go(self, revision: int, *, everyone: bool = False) -> None:
         with self._applied:
-            self._seen = revision
-            self._applied.notify_all()
+            self._seen = max(self._seen, revision)
+            waiting = self._waiting
+            while waiting and (everyone or waiting[0][0] <= revision):
+                heapq.heappop(waiting)[2].release()
 
     def _relist(self) -> None:
         """etcd compacted past the watch: list afresh, tell subscribers what changed, and
@@ -280,19 +295,25 @@ class EtcdStore(CoreStore):
     def _all(self) -> dict[Key, _Entry]:
         return {(c, p): e for c, objects in self._objects.items() for p, e in objects.items()}
 
-    def _stored(
-        self, kv: Kv, prev: Kv | None, deleted: bool = False
-    ) -> tuple[StoredEvent, _Entry | None] | None:
+    def _stored(self, kv: Kv, deleted: bool = False) -> tuple[StoredEvent, _Entry | None] | None:
         """A key's change as the core's event and cache entry (None for a deletion), or
-        None for a key outside the prefix."""
-        key = decode(kv["key"]).decode()
+        None for a key outside the prefix. A deleted object is the cache's last state of it
+        (the watch brings every change in order, so the cache holds it until then; etcd is
+        not asked for each deleted key's previous value)."""
+        key = kv.key.decode()
         if not key.startswith(self._prefix):
             return None
-        revision = int(kv["mod_revision"])
-        value = (prev or {}).get("value") if deleted else kv.get("value")
+        revision = kv.mod_revision
+        obj: Obj
         try:
             collection, namespace, name = _parse_key(key[len(self._prefix) :])
-            obj: Obj = json.loads(decode(value or ""))
+            if deleted:
+                cached = self._lookup((collection, _path(namespace, name)))
+                if cached is None:
+                    return None  # an object the cache never took: nothing to remove
+                obj = _thaw(cached.blob)
+            else:
+                obj = json.loads(kv.value)
             meta = obj["metadata"]
         except (ValueError, LookupError, TypeError):
             logger.warning("etcd key %s holds no object of this store: ignored", key)
@@ -303,7 +324,7 @@ class EtcdStore(CoreStore):
         if deleted:
             kind = EventType.DELETED
         else:
-            kind = EventType.ADDED if kv.get("version") == "1" else EventType.MODIFIED
+            kind = EventType.ADDED if kv.version == 1 else EventType.MODIFIED
         entry = None if deleted else _entry(blob, obj["metadata"], revision)
         return StoredEvent(revision, kind, collection, namespace, name, blob), entry
 
@@ -312,7 +333,32 @@ class EtcdStore(CoreStore):
         one replica acknowledged, every replica reads."""
         if threading.current_thread() is self._follower:
             return  # a subscriber reading: the cache is where its event left it
-        self._wait(self.etcd.revision())
+        self._wait(self._current_revision())
+
+    def _current_revision(self) -> int:
+        """etcd's revision, read through the quorum after this call began. Concurrent
+        readers share one read, as kube-apiserver's consistent reads from its cache share one
+        progress notification: a reader that comes while a read is under way (it may have
+        been answered before a write the reader knows of) waits for it, then for the next
+        one, which answers every reader waiting by then."""
+        with self._reads:
+            needed = self._asked + 1  # the first round to begin after now
+            while self._answered < needed and self._asked > self._answered:
+                self._reads.wait()
+            if self._answered >= needed:
+                return _answer(self._answer)
+            self._asked = mine = self._answered + 1
+        answer: int | StatusError = StatusError("etcd's revision was not read")
+        try:
+            answer = self.etcd.revision()
+        except StatusError as err:
+            answer = err
+            raise
+        finally:
+            with self._reads:
+                self._answered, self._answer = mine, answer
+                self._reads.notify_all()
+        return answer
 
     def _wait(self, revision: int) -> None:
         if threading.current_thread() is self._follower:
@@ -320,22 +366,29 @@ class EtcdStore(CoreStore):
             # holds back the writers waiting until then.
             self._owed = max(self._owed, revision)
             return
-        deadline = time.monotonic() + self._timeout
         with self._applied:
-            while self._seen < revision:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._closed.is_set():
-                    raise EtcdTimeout(
-                        f"the watch cache is at revision {self._seen}, behind etcd's {revision}"
-                    )
-                self._applied.wait(left)
+            if self._seen >= revision:
+                return
+            waiter = threading.Lock()
+            waiter.acquire()
+            entry = (revision, next(self._arrivals), waiter)
+            heapq.heappush(self._waiting, entry)
+        if not self._closed.is_set():
+            waiter.acquire(timeout=self._timeout)
+        with self._applied:
+            if self._seen >= revision:
+                return
+            if entry in self._waiting:
+                self._waiting.remove(entry)
+                heapq.heapify(self._waiting)
+        raise EtcdTimeout(f"the watch cache is at revision {self._seen}, behind etcd's {revision}")
 
     def _key(self, event: StoredEvent) -> str:
         plural, group, _ = _qualified(event)
         return self._prefix + f"{group or _CORE}/{plural}/" + _path(event.namespace, event.name)
 
 
-def _value(txn: _Txn) -> str | None:
+def _value(txn: _Txn) -> bytes | None:
     """What etcd keeps for the write: None for a removal, else the object's canonical JSON
     without its resourceVersion (the key's mod revision)."""
     if txn.entry is None:
@@ -344,7 +397,14 @@ def _value(txn: _Txn) -> str | None:
     assert stored is not None
     meta = dict(stored["metadata"])
     del meta["resourceVersion"]
-    return _encode({**stored, "metadata": meta})
+    return _encode({**stored, "metadata": meta}).encode()
+
+
+def _answer(answer: int | StatusError) -> int:
+    """A shared read's revision, or its error (a copy: each reader raises its own)."""
+    if isinstance(answer, StatusError):
+        raise type(answer)(answer.message)
+    return answer
 
 
 def _parse_key(rest: str) -> tuple[str, str, str]:

@@ -122,7 +122,13 @@ class Store(Protocol):
         """Store a new object: uid, creationTimestamp, resourceVersion, generation 1."""
         ...
 
-    def get(self, info: KindInfo, name: str, namespace: str = "") -> Obj: ...
+    def get(
+        self, info: KindInfo, name: str, namespace: str = "", *, resource_version: str = ""
+    ) -> Obj:
+        """The object as stored now; with resource_version "0", as the store's cache has
+        it, which may be behind (kube's GetOptions: any version, served from the watch
+        cache without asking etcd)."""
+        ...
 
     def list(
         self,
