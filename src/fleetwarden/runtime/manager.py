@@ -21,6 +21,7 @@ import logging
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -301,8 +302,9 @@ class VirtualDriver(_Driver):
                 runner.queue.pop_due(now)
             if not any(len(runner.queue) for runner in self._runners):
                 return
-            for runner in self._runners:
-                self._run_ready(runner)
+            with _deferred(self.manager.store):  # a round's writes, one transaction
+                for runner in self._runners:
+                    self._run_ready(runner)
         raise LivelockError(self._livelock_message())
 
     def next_timer(self) -> datetime | None:
@@ -438,7 +440,14 @@ class RealDriver(_Driver):
                 logger.info("watch %s; listing again", ended)
                 self._watch = self._list_and_watch()
 
-    @staticmethod
-    def _worker(runner: _Runner) -> None:
+    def _worker(self, runner: _Runner) -> None:
+        store = self.manager.store
         while (key := runner.queue.get()) is not None:
-            runner.process(key)
+            with _deferred(store):  # a reconcile's writes, one transaction
+                runner.process(key)
+
+
+def _deferred(store: Store) -> AbstractContextManager[None]:
+    """The store's group commit (CoreStore.deferred), where it has one."""
+    deferred = getattr(store, "deferred", None)
+    return deferred() if deferred is not None else nullcontext()
