@@ -244,27 +244,31 @@ class EventRecorder:
 
 
 class _Names:
-    """The Event names each object's recorders took last, shared by every recorder of a
-    store: at one instant, events about one object take the nanoseconds after it one by
-    one, and the next recorder starts after those already taken instead of trying each.
-    Only a hint: a name someone else took is still found taken and skipped; one freed by a
-    deletion at that same instant is not taken again."""
+    """The Event names each object's recorders took last at the latest instant, shared by
+    every recorder of a store: at one instant, events about one object take the nanoseconds
+    after it one by one, and the next recorder starts after those already taken instead of
+    trying each. Only a hint: a name someone else took is still found taken and skipped;
+    one freed by a deletion at that same instant is not taken again."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        # (namespace, object name) -> (the instant's nanoseconds, the last one taken)
-        self._last: dict[tuple[str, str], tuple[int, int]] = {}
+        self._base = -1  # the latest instant's nanoseconds
+        # (namespace, object name) -> the last nanosecond taken from the latest instant on
+        self._last: dict[tuple[str, str], int] = {}
 
     def first_free(self, key: tuple[str, str], base: int) -> int:
         with self._lock:
-            last = self._last.get(key)
-        return last[1] + 1 if last is not None and last[0] == base else base
+            if base != self._base:
+                return base
+            return self._last.get(key, base - 1) + 1
 
     def taken(self, key: tuple[str, str], base: int, nanos: int) -> None:
         with self._lock:
-            if len(self._last) >= _MAX_REMEMBERED and key not in self._last:
+            if base > self._base:  # time moved on: what was taken before is behind it
+                self._base = base
                 self._last.clear()
-            self._last[key] = (base, nanos)
+            if base == self._base:
+                self._last[key] = nanos
 
 
 _NAMES: weakref.WeakKeyDictionary[Store, _Names] = weakref.WeakKeyDictionary()
