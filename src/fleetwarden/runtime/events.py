@@ -64,7 +64,7 @@ _EventKey = tuple[_ObjectKey, str, str, str]
 _AggregateKey = tuple[_ObjectKey, str, str]
 
 
-@dataclass
+@dataclass(slots=True)
 class _Observation:
     """eventLog: what the logger knows of the Event recorded for a key (the spam filter may
     have dropped it: the logger counts it all the same, as upstream's does)."""
@@ -79,7 +79,7 @@ class _Observation:
         return self.namespace, self.name
 
 
-@dataclass
+@dataclass(slots=True)
 class _Similar:
     """aggregateRecord: the distinct messages of a group, and when it was last added to."""
 
@@ -87,7 +87,7 @@ class _Similar:
     last: datetime | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Bucket:
     """A token bucket as golang.org/x/time/rate's Limiter: full at first, refilled
     continuously at SPAM_QPS, never above SPAM_BURST."""

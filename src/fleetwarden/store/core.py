@@ -324,6 +324,10 @@ def _path(namespace: str, name: str) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
+# The labels of every entry without any: one dict for all of them (no one changes it).
+_NO_LABELS: dict[str, str] = {}
+
+
 def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
     refs = meta.get("ownerReferences")
     labels = meta.get("labels")
@@ -333,7 +337,7 @@ def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
         meta["name"],
         rv,
         meta.get("uid", ""),
-        dict(labels) if labels else {},
+        dict(labels) if labels else _NO_LABELS,
         tuple([ref.get("uid", "") for ref in refs]) if refs else (),
     )
 
