@@ -20,7 +20,9 @@ when every affected binding (one with a Work in the region) is scheduled elsewhe
 new clusters report the workload Healthy and no graceful eviction task is left.
 
 Store writes are counted from the fault to that moment, by kind and by what changed, next
-to the minimum the protocol needs for the same outcome (explained in the output).
+to the minimum the protocol needs for the same outcome (explained in the output). The
+process's RSS is printed once the setup has settled: the hub holding every binding, Work
+and cluster. Aims: < 5 s wall, writes <= 1.5x the minimum, that RSS < 1 GiB.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import cProfile
 import dataclasses
 import os
 import pstats
+import resource
 import sys
 import tempfile
 import time
@@ -240,6 +243,7 @@ def build(
             driver.settle()
 
         timed("setup: clusters, policies and Deployments, propagated (settle)", setup)
+        held = rss()  # the hub's alone: before this bench lists anything of its own
         bindings = store.list(BINDING).items
         affected = {
             _key(b)
@@ -249,6 +253,9 @@ def build(
         works = len(store.list(WORK).items)
         print(f"bindings: {len(bindings):,}, Work: {works:,}; failing {len(failed)} clusters "
               f"of region-0, {len(affected):,} bindings on them")  # fmt: skip
+        print(f"hub RSS holding {len(bindings):,} bindings, {works:,} Works and "
+              f"{args.clusters:,} clusters: {held / MIB:,.0f} MiB (aim < 1 GiB: "
+              f"{'met' if held < GIB else 'NOT met'})")  # fmt: skip
 
         pending = set(affected)
 
@@ -299,7 +306,9 @@ def build(
         print(f"failed over: {len(affected) - left:,}/{len(affected):,} bindings"
               f"{'' if not left else f' ({left} NOT)'}; eviction tasks left: {tasks}")  # fmt: skip
         print(f"wall time: {calibration.duration(wall)}; virtual time: {virtual:.3f} s")
+        print(f"  aim < 5 s: {'met' if wall < 5 else 'NOT met'}")
         report_writes(store, tally, writes, affected, failed_names, len(failed))
+        print(f"peak RSS of the process: {peak_rss() / MIB:,.0f} MiB")
         print("  wall time by controller (a reconcile's own writes and what they set off in")
         print("  the informers' handlers included):")
         print(f"    {fault_seconds:7.2f} s  the fault: {len(failed)} taint writes, their handlers")
@@ -315,6 +324,23 @@ def build(
 
 
 _HOUR = timedelta(hours=1)
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+
+
+def rss() -> int:
+    """The process's resident set now, in bytes (Linux's /proc; the peak elsewhere)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return peak_rss()
+
+
+def peak_rss() -> int:
+    """The process's largest resident set so far, in bytes."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
 
 
 def _key(obj: dict[str, Any]) -> str:
@@ -367,7 +393,9 @@ def report_writes(
         "Work of the failed cluster marked deleting": evicted_from,
     }
     least = sum(minimum.values())
-    print(f"store writes: {writes:,} (minimum {least:,}, {writes / max(least, 1):.2f}x)")
+    ratio = writes / max(least, 1)
+    print(f"store writes: {writes:,} (minimum {least:,}, {ratio:.2f}x; aim <= 1.5x: "
+          f"{'met' if ratio <= 1.5 else 'NOT met'})")  # fmt: skip
     print("  by kind and change:")
     for what, count in sorted(tally.writes.items(), key=lambda item: -item[1]):
         print(f"    {count:>7,}  {what}")

@@ -88,6 +88,8 @@ class Informer:
         self._indexers: dict[str, IndexFunc] = {}
         # index name -> indexed value -> keys of the objects that have it
         self._indices: dict[str, dict[str, set[str]]] = {}
+        # index name -> key -> the values its object was indexed under (unindexed by them)
+        self._indexed: dict[str, dict[str, list[str]]] = {}
         self._handlers: list[EventHandler] = []
         # Whether objects are decoded as their events come: a handler or an index needs them.
         self._eager = False
@@ -109,6 +111,7 @@ class Informer:
                 self._decode_all()
                 self._indexers[name] = index_func
                 self._indices[name] = {}
+                self._indexed[name] = {}
                 for key, obj in self._objects.items():
                     self._index_one(name, key, obj)  # type: ignore[arg-type]  # all decoded
 
@@ -229,7 +232,7 @@ class Informer:
             return
         assert isinstance(obj, Resource) and (old is None or isinstance(old, Resource))
         if old is not None:
-            self._unindex(key, old)
+            self._unindex(key)
         for name in self._indexers:
             self._index_one(name, key, obj)
         for handler in self._handlers:
@@ -256,7 +259,7 @@ class Informer:
                     handler.on_key(key)
             return
         assert isinstance(old, Resource)
-        self._unindex(key, old)
+        self._unindex(key)
         for handler in self._handlers:
             if handler.on_key:
                 handler.on_key(key)
@@ -264,13 +267,27 @@ class Informer:
                 handler.on_delete(old)
 
     def _index_one(self, name: str, key: str, obj: Resource) -> None:
-        for value in self._indexers[name](obj):
-            self._indices[name].setdefault(value, set()).add(key)
+        values = self._indexers[name](obj)
+        index = self._indices[name]
+        for value in values:
+            keys = index.get(value)
+            if keys is None:
+                index[value] = {key}
+            else:
+                keys.add(key)
+        if values:
+            self._indexed[name][key] = values
+        else:
+            self._indexed[name].pop(key, None)
 
-    def _unindex(self, key: str, obj: Resource) -> None:
-        for name, index_func in self._indexers.items():
+    def _unindex(self, key: str) -> None:
+        """Take the key out of every index, by the values it was indexed under."""
+        for name, indexed in self._indexed.items():
+            values = indexed.pop(key, None)
+            if not values:
+                continue
             index = self._indices[name]
-            for value in index_func(obj):
+            for value in values:
                 keys = index.get(value)
                 if keys is not None:
                     keys.discard(key)

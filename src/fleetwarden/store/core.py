@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import marshal
 import math
@@ -300,6 +301,9 @@ class Backend(Protocol):
     # Whether commit() reads the events' text: then each write makes it at once, from the
     # object it has in hand; a backend that keeps nothing spares every write that work.
     keeps_text: bool
+    # A backend may also say `groups_commits = True`: writes made in CoreStore.deferred()
+    # may then wait for one commit at its end (group commit), worth it where each
+    # transaction costs. Without it, every write commits on its own.
 
     def load(
         self, max_events: int, max_bytes: int
@@ -320,6 +324,10 @@ def _path(namespace: str, name: str) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
+# The labels of every entry without any: one dict for all of them (no one changes it).
+_NO_LABELS: dict[str, str] = {}
+
+
 def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
     refs = meta.get("ownerReferences")
     labels = meta.get("labels")
@@ -329,7 +337,7 @@ def _entry(blob: bytes, meta: Mapping[str, Any], rv: int) -> _Entry:
         meta["name"],
         rv,
         meta.get("uid", ""),
-        dict(labels) if labels else {},
+        dict(labels) if labels else _NO_LABELS,
         tuple([ref.get("uid", "") for ref in refs]) if refs else (),
     )
 
@@ -442,6 +450,12 @@ class CoreStore:
         self._dispatching = False
         self._stamped: datetime | None = None
         self._stamp = ""
+        # Group commit (see deferred()): the threads deferring, and the events in the cache
+        # and the log that the backend has not committed yet, oldest first.
+        self._deferring = threading.local()
+        self._groups = bool(getattr(backend, "groups_commits", False))
+        self._staged: list[StoredEvent] = []
+        self._staged_compacted = 0
         self._load()
 
     # --- reads -------------------------------------------------------------------------
@@ -458,6 +472,8 @@ class CoreStore:
     def get(
         self, info: KindInfo, name: str, namespace: str = "", *, resource_version: str = ""
     ) -> Obj:
+        if self._staged:
+            self._flush_for_outsider()
         if resource_version != "0":
             self._sync()
         # Lock-free: one dict read of an immutable entry is atomic.
@@ -477,6 +493,8 @@ class CoreStore:
         continue_: str | None = None,
     ) -> ListResult:
         selection = _Selection.parse(label_selector, field_selector, self._fields(info))
+        if self._staged:
+            self._flush_for_outsider()
         self._sync()
         if not info.namespaced or not namespace:
             namespace = None  # "" is metav1.NamespaceAll
@@ -606,6 +624,7 @@ class CoreStore:
         namespace = namespace or None
         start: _State = {}  # what the client is taken to have, before the first event
         with self._lock:
+            self._flush()  # a watch replays committed events only
             watch = _Watch(collection, namespace, selection)
             if resource_version == "0":
                 for coll, entry in self._current(collection):
@@ -633,8 +652,37 @@ class CoreStore:
 
         return unsubscribe
 
+    def deferred(self) -> contextlib.AbstractContextManager[None]:
+        """Group commit: writes this thread makes in the block reach the cache, the
+        subscribers and the next reads at once, and the backend in one transaction when the
+        thread's outermost block ends (a controller's reconcile, a driver's round), instead
+        of one transaction each. Watches hear them then, once they are committed.
+
+        Only the thread's own writes wait: a write from anywhere else (the API's) commits
+        what is staged with it before it returns, and a read or watch from elsewhere commits
+        it first, so that what the API acknowledges or shows is durable, as without this.
+        A crash loses the staged writes, none of which anyone outside the process has seen.
+        A no-op for a backend that does not group commits (memory, etcd)."""
+        if not self._groups:
+            return contextlib.nullcontext()
+        return self._deferral()
+
+    @contextlib.contextmanager
+    def _deferral(self) -> Iterator[None]:
+        state = self._deferring
+        depth = getattr(state, "depth", 0)
+        state.depth = depth + 1
+        try:
+            yield
+        finally:
+            state.depth = depth
+            if not depth and self._staged:
+                with self._lock:
+                    self._flush()
+
     def close(self) -> None:
         with self._lock:
+            self._flush()
             for watch in self._watches:
                 watch.close()
             self._watches.clear()
@@ -748,26 +796,66 @@ class CoreStore:
 
     def _commit(self, event: StoredEvent, entry: _Entry | None) -> None:
         """Make one staged event durable through the backend, then move the cache (under
-        the lock)."""
+        the lock); in a deferring thread, move the cache and leave the backend for later
+        (see deferred())."""
         dropped = self._overflow(event)
         compacted = self._log[dropped - 1].rv if dropped else self._compacted
-        self._backend.commit([event], compacted)
+        if self._groups and self._in_deferral():
+            self._staged.append(event)
+            self._staged_compacted = compacted
+            self._record(event, entry, dropped, offer=False)
+            return
+        staged = self._staged
+        self._backend.commit([*staged, event] if staged else [event], compacted)
+        if staged:
+            self._staged = []
+            self._offer(staged)
         self._record(event, entry, dropped)
 
-    def _record(self, event: StoredEvent, entry: _Entry | None, dropped: int) -> None:
-        """Move the cache, the log and the watches to a committed event (under the lock)."""
+    def _flush(self) -> None:
+        """Commit what deferred writes staged, in one transaction (under the lock)."""
+        staged = self._staged
+        if not staged:
+            return
+        self._backend.commit(staged, self._staged_compacted)
+        self._staged = []
+        self._offer(staged)
+
+    def _flush_for_outsider(self) -> None:
+        """Before a read from a thread not deferring: commit what is staged, so that it
+        reads only what is durable."""
+        if not self._in_deferral():
+            with self._lock:
+                self._flush()
+
+    def _in_deferral(self) -> bool:
+        """Whether this thread is in a deferred() block."""
+        depth: int = getattr(self._deferring, "depth", 0)
+        return depth > 0
+
+    def _record(
+        self, event: StoredEvent, entry: _Entry | None, dropped: int, *, offer: bool = True
+    ) -> None:
+        """Move the cache, the log and the watches to a committed event (under the lock);
+        the watches later (_offer) for an event not committed yet."""
         self._apply((event.collection, _path(event.namespace, event.name)), entry)
         self._rv = event.rv
         for _ in range(dropped):
             self._held -= len(self._log.popleft().blob)
         self._log.append(event)
         self._held += len(event.blob)
-        if self._watches:
-            for watch in self._watches:
-                watch.offer((event,))
-            self._watches = [w for w in self._watches if not w.closed]
+        if offer and self._watches:
+            self._offer((event,))
         if self._subscribers:
             self._pending.append(event)
+
+    def _offer(self, events: Sequence[StoredEvent]) -> None:
+        """Committed events, to the watches, write by write (under the lock)."""
+        if self._watches:
+            for event in events:
+                for watch in self._watches:
+                    watch.offer((event,))
+            self._watches = [w for w in self._watches if not w.closed]
 
     def _apply(self, key: Key, entry: _Entry | None) -> None:
         collection, path = key

@@ -12,6 +12,7 @@ class MemoryBackend:
     """Nothing to persist: the core's cache and event log are the whole state."""
 
     keeps_text = False
+    groups_commits = False  # nothing to commit
 
     def load(
         self, max_events: int, max_bytes: int

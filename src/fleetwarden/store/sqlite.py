@@ -1,7 +1,10 @@
 """The SQLite store: the shared core over one SQLite file, the embedded default.
 
 Each write (with its garbage-collection cascade and event-log rows) is one transaction,
-committed before the in-process cache moves, so a write that returned is on disk. WAL with
+committed before the in-process cache moves, so a write that returned is on disk; but for
+the controllers' writes in a driver's round or a reconcile (CoreStore.deferred), which
+share one transaction at its end: group commit. What the API acknowledges or shows is
+committed all the same (a write or read from outside commits what is staged first). WAL with
 synchronous=NORMAL is enough for that against a crashed or killed process (kill -9): a
 commit is in the WAL file, in the operating system's hands, when COMMIT returns. Only a
 power loss or kernel crash can lose the last commits (never half of one); FULL would
@@ -76,6 +79,7 @@ class StoreGone(StatusError):
 
 class SqliteBackend:
     keeps_text = True
+    groups_commits = True
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)

@@ -212,9 +212,11 @@ class Hub:
         return binding
 
     def events(self, reason: str | None = None) -> list[tuple[str, str, str]]:
-        """(involved object name, reason, message) of the Events recorded, oldest first."""
+        """(involved object name, reason, message) of the Events recorded, first recorded
+        first: by the instant in their names (a repeat bumps an Event's resourceVersion)."""
         events = sorted(
-            self.store.list(EVENT).items, key=lambda e: e["metadata"]["resourceVersion"]
+            self.store.list(EVENT).items,
+            key=lambda e: int(e["metadata"]["name"].rpartition(".")[2], 16),
         )
         return [
             (e["involvedObject"]["name"], e["reason"], e["message"])
