@@ -38,6 +38,7 @@ import base64
 import binascii
 import contextlib
 import json
+import logging
 import marshal
 import math
 import random
@@ -92,6 +93,7 @@ from fleetwarden.store.interface import (
 from fleetwarden.store.merge_keys import merge_keys_for
 from fleetwarden.store.patch import PatchError, json_patch, merge_patch, strategic_merge_patch
 
+logger = logging.getLogger(__name__)
 DEFAULT_EVENT_LOG_SIZE = 10_000
 # The most object bytes (marshalled) the event log keeps, whatever its count: a window of
 # large objects is shorter, as etcd's compaction keeps a window of history, not all of it.
@@ -682,7 +684,10 @@ class CoreStore:
 
     def close(self) -> None:
         with self._lock:
-            self._flush()
+            try:
+                self._flush()
+            except StatusError as exc:  # the file is gone: what was staged nobody has seen
+                logger.error("closing the store: %d staged writes lost: %s", len(self._staged), exc)
             for watch in self._watches:
                 watch.close()
             self._watches.clear()
