@@ -237,3 +237,23 @@ def test_a_burst_of_sigterm_stops_a_process_waiting_on_its_stop_event() -> None:
     Event's lock, and a full pipe must not block it."""
     done = subprocess.run([sys.executable, "-c", STOPPED_BY_SIGNALS], timeout=30, check=False)
     assert done.returncode == 0
+
+
+SIGNALLED_ON_ANOTHER_THREAD = """
+import signal, threading, time
+from fleetwarden.cli.up import stop_on_signals, wait_for
+
+stop = stop_on_signals()
+sleeper = threading.Thread(target=time.sleep, args=(60,), daemon=True)
+sleeper.start()
+# As the kernel may deliver a process's SIGTERM to any thread: here, not the main one.
+threading.Timer(0.2, signal.pthread_kill, (sleeper.ident, signal.SIGTERM)).start()
+wait_for(stop)
+"""
+
+
+def test_a_sigterm_delivered_to_another_thread_stops_the_wait() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNALLED_ON_ANOTHER_THREAD], timeout=30, check=False
+    )
+    assert done.returncode == 0

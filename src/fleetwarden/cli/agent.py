@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from fleetwarden.api.errors import StatusError
-from fleetwarden.cli.up import AGENT_SETTINGS, configure_process, settings_flags, stop_on_signals
+from fleetwarden.cli.up import (
+    AGENT_SETTINGS,
+    configure_process,
+    settings_flags,
+    stop_on_signals,
+    wait_for,
+)
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.semantics.durations import DurationError, parse_duration
 
@@ -167,7 +173,7 @@ def agent(
     real = f" (the cluster of {member_kubeconfig})" if member_kubeconfig else ""
     typer.echo(f"member {cluster_name}{real} joined {client.server} in {agent_mode} mode")
     try:
-        stop.wait()
+        wait_for(stop)
     finally:
         member_agent.stop()
         client.close()

@@ -825,7 +825,7 @@ def up(
         typer.echo(f"fleetwarden hub serving on {hub.url}")
         typer.echo(f"dashboard: {hub.client_url}/")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
-        stop.wait()
+        wait_for(stop)
     finally:
         logger.info("shutting down: the agents, then the hub")
         agents.stop()
@@ -930,3 +930,11 @@ def stop_on_signals() -> threading.Event:
     signal.signal(signal.SIGINT, handle)
     signal.signal(signal.SIGTERM, handle)
     return stop
+
+
+def wait_for(stop: threading.Event) -> None:
+    """Wait for `stop` in short steps. A signal the kernel delivers to another thread (one
+    of gRPC's, say) runs its Python handler only once the main thread runs bytecode again,
+    which a wait without a timeout never lets it do."""
+    while not stop.wait(0.5):
+        pass
