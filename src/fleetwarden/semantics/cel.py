@@ -22,7 +22,6 @@ ext.Strings, optional types) only what CEL's standard library has.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Mapping
 from fractions import Fraction
@@ -30,6 +29,7 @@ from typing import Any
 
 import cel
 
+from fleetwarden.api.codec import load_json
 from fleetwarden.semantics.quantity import QuantityError, parse_quantity
 
 _SEMVER = re.compile(
@@ -171,7 +171,7 @@ def _as_quantity(amount: Fraction) -> dict[str, str]:
 
 
 LIBRARY: dict[str, Callable[..., Any]] = {
-    "parseJSON": json.loads,
+    "parseJSON": load_json,  # bounded: claims and manifests are the members' to write
     "hasConditions": has_conditions,
     "semver": _semver,
     "isSemver": _valid(_semver),

@@ -273,6 +273,9 @@ def test_field_overrider_errors() -> None:
         overridden(manifest, fieldOverrider=[{"fieldPath": "/metadata", "json": [remove]}])
     with pytest.raises(OverrideError, match="object has no key"):
         overridden(manifest, fieldOverrider=[{"fieldPath": "/data/m", "json": [remove]}])
+    deep = config_map({"n": "[" * 100_000 + "]" * 100_000})  # past the recursion limit
+    with pytest.raises(OverrideError, match="exceeded max depth"):
+        overridden(deep, fieldOverrider=[{"fieldPath": "/data/n", "json": [remove]}])
 
 
 def test_plaintext_overrider_is_applied_last_as_a_json_patch() -> None:
