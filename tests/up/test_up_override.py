@@ -113,8 +113,16 @@ def test_an_override_policy_through_kubectl(hub: Hub) -> None:
 
     want = {"member1": "eu.registry.example/nginx", "member2": "nginx"}
     wait_for_images(kubectl, want, "each member's image")
-    member2 = manifest_of(kubectl, "member2")
-    assert member2 is not None
+    # member2's image is the template's with or without the policy: its label tells.
+    member2 = eventually(
+        lambda: (
+            (manifest := manifest_of(kubectl, "member2"))
+            and "env" in manifest["metadata"].get("labels", {})
+            and manifest
+        ),
+        60,
+        "member2's labels overridden",
+    )
     assert member2["metadata"]["labels"]["env"] == "skoala-dev"
     work = kubectl.works("member1")[0]
     applied = json.loads(work["metadata"]["annotations"]["policy.karmada.io/applied-overrides"])
