@@ -112,7 +112,7 @@ def test_a_pod_a_user_deletes_is_made_again_by_its_workload() -> None:
     assert other != name
 
 
-def test_a_node_a_user_deletes_leaves_the_member_with_its_pods() -> None:
+def test_a_node_a_user_deletes_leaves_the_member_with_its_pods_and_one_created_joins() -> None:
     member = Member("node1", "node2")
     member.kube.apply(workload("ReplicaSet", "web", 2), T0)
     member.run()
@@ -123,3 +123,11 @@ def test_a_node_a_user_deletes_leaves_the_member_with_its_pods() -> None:
     assert [n.name for n in member.nodes] == ["node2"]
     assert set(member.pods().values()) == {"node2"}
     assert [n["metadata"]["name"] for n in member.api.store.list(NODE).items] == ["node2"]
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node9"}}
+    thread = threading.Thread(target=member.api.store.create, args=(node,))
+    thread.start()
+    thread.join()
+    member.run()
+    assert [n.name for n in member.nodes] == ["node2", "node9"]
+    ready = member.node("node9")["status"]["conditions"]
+    assert ready == [{"type": "Ready", "status": "True"}]

@@ -3,8 +3,10 @@
 One process: the SQLite store in --data-dir, the admission chain, every hub controller
 under the real-time driver, and the Kubernetes-compatible API server; a kubeconfig for it
 is written to <data-dir>/kubeconfig. With --members N, N `fleetwarden agent` processes
-(member1..N, Pull mode) join at once and stop with the hub; with --ocm-members N, N more
-(cluster1..N, OCM mode, their ManagedClusters accepted). SIGINT or SIGTERM stops
+(member1..N, Pull mode) join at once and stop with the hub, each member simulating
+--member-nodes nodes and serving its own API, which the kubeconfig reaches as context
+memberN (cli/member_api.py); with --ocm-members N, N more (cluster1..N, OCM mode, their
+ManagedClusters accepted). SIGINT or SIGTERM stops
 everything in order; the next `up` on the same data dir resumes from the store.
 
 Every setting (runtime/settings.py) is a flag, by Karmada's name and with its default.

@@ -24,6 +24,10 @@ the real-time driver over the hub's API (members/remote.py):
   of its cluster's namespace to a simulated member (members/work_agent.py). A real member
   (`--member-kubeconfig`) gets no ManifestWork applied yet.
 
+A simulated member given nodes runs its workloads' pods on them (members/inside/), and with
+a MemberApiStore publishes its objects there and takes users' Node and Pod edits from it,
+for the member's own API server (cli/member_api.py).
+
 A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...), and
 every kind the hub's CustomResourceDefinitions serve, as if each CRD applied to the hub
 were installed on the member too: so the scheduler's APIEnablement filter lets custom

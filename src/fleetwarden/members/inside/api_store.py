@@ -9,8 +9,8 @@ and controllers follow it:
 - a Node's taints, labels and spec.unschedulable (`kubectl taint`, `label`, `cordon`) become
   the member's declared node; the node lifecycle controller's own taints (not-ready,
   unreachable, unschedulable, the pressure ones) stay its own to add and remove;
-- a Node deleted leaves the member with its pods; a Pod deleted is gone from its node, and
-  its workload's controller makes another.
+- a Node deleted leaves the member with its pods, a Node created joins it; a Pod deleted
+  is gone from its node, and its workload's controller makes another.
 
 Edits are queued by the store's callback (on the API server's thread) and taken by
 `take_edits` on the agents' thread, which alone touches the member; `wake` asks for that
@@ -126,8 +126,10 @@ class MemberApiStore:
                     kube.delete_pod(edit.namespace, edit.name, now)
             elif edit.obj is None:
                 declared.pop(edit.name, None)
-            elif edit.name in declared:
-                declared[edit.name] = edited_node(declared[edit.name], edit.obj)
+            else:  # a Node created through the API joins (of the default allocatable)
+                declared[edit.name] = edited_node(
+                    declared.get(edit.name) or NodeSpec(edit.name), edit.obj
+                )
         if all(edit.kind == "Pod" for edit in edits):
             return None
         return tuple(declared.values())
