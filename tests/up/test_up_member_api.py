@@ -123,6 +123,8 @@ def test_kubectl_reaches_a_member_and_its_taints_move_pods(hub: Hub) -> None:
         60, "the hub's Deployment with three ready replicas",
     )  # fmt: skip
 
+    # The administrator of the hub is the member's too; RBAC of the member's own says so.
+    assert member1(kubectl, "auth", "can-i", "delete", "nodes").strip() == "yes"
     # The hub's own context is still the current one.
     assert "member1" in kubectl.ok("get", "clusters")
     # A request without the administrator's certificate is refused.

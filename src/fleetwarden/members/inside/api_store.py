@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from fleetwarden.api import authentication, authorization
 from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound
 from fleetwarden.api.kinds import KindInfo
@@ -45,8 +46,10 @@ from fleetwarden.semantics.pod_scheduling import (
 from fleetwarden.store import MemoryStore
 from fleetwarden.store.interface import EventType, Obj, WatchEvent
 
-# The kinds a member's API serves: Kubernetes' own, none of the hub's.
-MEMBER_REGISTRY = Registry([*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS])
+# The kinds a member's API serves: Kubernetes' own (access reviews too), none of the hub's.
+MEMBER_REGISTRY = Registry(
+    [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *authentication.KINDS, *authorization.KINDS]
+)
 NODE = MEMBER_REGISTRY.info("v1", "Node")
 POD = MEMBER_REGISTRY.info("v1", "Pod")
 NAMESPACE = MEMBER_REGISTRY.info("v1", "Namespace")
