@@ -186,6 +186,12 @@ class MemberCluster(Protocol):
         """Remove what was applied for Works (by uid) that are no longer in `live`."""
         ...
 
+    def settled_by(self) -> Hashable | None:
+        """What, besides its Works and the clock, what `apply` reads back depends on; None
+        when it may change with nothing on the hub changing (a real cluster's workloads):
+        then the agent reads every Work back at each loop."""
+        ...
+
 
 @dataclass(frozen=True)
 class _Applied:
@@ -316,6 +322,11 @@ class SimulatedCluster:
             self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
         return True
 
+    def settled_by(self) -> Hashable | None:
+        """Its switches, without nodes: then its workloads change only at `recheck_at`;
+        with nodes, pods move on their own."""
+        return self.state if self.kube is None else None
+
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
@@ -401,6 +412,8 @@ class _Agent:
     steady: tuple[str | None, Probe, MemberReport] | None = None
     # The Work version and what its status was read from, last reported, by Work uid.
     reported: dict[str, tuple[str | None, Hashable]] = field(default_factory=dict)
+    # What the Work loop last read, and when it asked to look again (see _work_agent).
+    works_read: tuple[object, tuple[datetime, ...]] | None = None
 
 
 Registration = Callable[[str], dict[str, Any]]
@@ -665,6 +678,15 @@ def _work_agent(
         agent.reported = {}
         member.prune_workloads(())
         return []
+    # A loop that reads what the last one read, before anything it asked to look again
+    # at, would apply, report and delete nothing new (the lease's timer woke it): skip it.
+    settled_by = member.settled_by()
+    version = cluster.metadata.resource_version if cluster is not None else None
+    read = (settled_by, version, [(w.metadata.uid, w.metadata.resource_version) for w in works])
+    if settled_by is not None and agent.works_read is not None:
+        last, asked = agent.works_read
+        if last == read and all(at > now for at in asked):
+            return list(asked)
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
     ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)
@@ -673,6 +695,7 @@ def _work_agent(
         wakeups += _delete_works(member, cluster, works, ctx, now)
     # After applying: a Work deleted and made again keeps the objects it still lists.
     member.prune_workloads(live)
+    agent.works_read = (read, tuple(wakeups))
     return wakeups
 
 
