@@ -230,6 +230,22 @@ def test_the_hubs_steady_state_copied_answers_as_making_it_again_does() -> None:
     assert kept.moves and kept.evictions
 
 
+def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
+    hub = live_hub([], "2m")
+    fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
+    doc = build_scenario(fleet, [make_fault("cordon", names=["member3"])], SETTINGS,
+                         hub.clock.now())  # fmt: skip
+    web = {**BINDING, "namespace": "default", "name": "web-deployment"}
+    health = "status.aggregatedStatus[].[clusterName, health]"
+    running = [["member1", "Healthy"], ["member2", "Healthy"]]
+    doc["spec"]["steps"].insert(0, {"at": "0s", "expect": [
+        {"object": web, "query": health, "equals": running}
+    ]})  # fmt: skip
+    # Not applied again, so not 20s (workloadReadyAfter) unhealthy first.
+    report = Simulation(parse(doc, "what-if"), keep_uids=True).run()
+    assert (report.passed, report.failed) == (1, 0), report.outcomes
+
+
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:
     hub = live_hub([], "2m")
     doc, report = what_if(hub, make_fault("unreachable", selector="region=eu-west"))

@@ -17,7 +17,9 @@ status controller), and runs the agent side of each dialect on the same clock as
   is neither suspended nor being deleted: applies it and reports it Applied, with each
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
-  Work last changed (never while `workloadsHealthy` is false);
+  Work last changed (never while `workloadsHealthy` is false); a Work whose status already
+  reports every manifest applied and healthy when the member first sees it (what-if's copy
+  of a hub's Work) runs on as reported, healthy at once;
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
   accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
@@ -51,7 +53,13 @@ from typing import Any, Protocol, TypeGuard, runtime_checkable
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.karmada.work import ManifestStatus, ReplicaRequirements, Work
+from fleetwarden.api.karmada.work import (
+    CONDITION_WORK_APPLIED,
+    RESOURCE_HEALTHY,
+    ManifestStatus,
+    ReplicaRequirements,
+    Work,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
@@ -280,9 +288,10 @@ class SimulatedCluster:
             return self._run(work, self.kube, now)
         uid, generation = work.metadata.uid or "", work.metadata.generation or 0
         applied = self.applied.get(uid)
-        if applied is None or applied.work_generation != generation:
-            revision = applied.generation + 1 if applied else 1
-            applied = self.applied[uid] = _Applied(generation, revision, now)
+        if applied is None:
+            applied = self.applied[uid] = self._first(work, now)
+        elif applied.work_generation != generation:
+            applied = self.applied[uid] = _Applied(generation, applied.generation + 1, now)
         ready_at = applied.since + self.state.workload_ready_after
         healthy = self.state.workloads_healthy and now >= ready_at
         manifests = work.spec.workload.manifests or []
@@ -291,6 +300,16 @@ class SimulatedCluster:
             observed=healthy,
             recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
         )
+
+    def _first(self, work: Work, now: datetime) -> _Applied:
+        """A Work the member applies for the first time. One whose status already says
+        it runs healthy (what-if's copy of a hub's Work) runs on at the revision reported,
+        healthy from now, as the member it was copied from runs it."""
+        generation = work.metadata.generation or 0
+        running = _running_revision(work)
+        if running is None:
+            return _Applied(generation, 1, now)
+        return _Applied(generation, running, now - self.state.workload_ready_after)
 
     def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
         """Apply a Work's workloads to the member's nodes and read them back as they run."""
@@ -845,6 +864,21 @@ def _applied_condition(total: int, failures: Sequence[str]) -> Condition:
         type="Applied", status="False", reason="AppliedFailed",
         message=f"Failed to apply all manifests ({total - len(failures)}/{total}): {errors}",
     )  # fmt: skip
+
+
+def _running_revision(work: Work) -> int | None:
+    """The revision of its objects a Work's status reports running, every manifest applied
+    and healthy; None when it reports less."""
+    applied = find_condition(work.status.conditions, CONDITION_WORK_APPLIED)
+    reported = work.status.manifest_statuses or []
+    if applied is None or applied.status != "True":
+        return None
+    if len(reported) != len(work.spec.workload.manifests or []):
+        return None
+    if any(status.health != RESOURCE_HEALTHY for status in reported):
+        return None
+    return max((int((status.status or {}).get("generation") or 1) for status in reported),
+               default=1)  # fmt: skip
 
 
 def _member_object(manifest: Mapping[str, Any], generation: int, healthy: bool) -> dict[str, Any]:

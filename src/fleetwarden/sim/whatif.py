@@ -11,7 +11,8 @@ bindings, Placements, PlacementDecisions and AddOnPlacementScores; ResourceBindi
 ClusterResourceBindings as they are, with their clusters, their applied placement and
 their graceful eviction tasks, so the scheduler keeps what the hub scheduled (as
 karmada-scheduler leaves an already-scheduled binding alone) and eviction tasks in progress
-go on; the Works the binding controller made of them, with their status; the resource
+go on; the Works the binding controller made of them, with their status (a simulated
+member runs a Work reported applied and healthy on, healthy at once); the resource
 templates the policies select or the bindings name; the namespaces of all of them. Each
 keeps its uid and finalizers, and the run keeps the uids (Simulation's keep_uids): the
 Works and bindings name their templates by uid, so the run starts from the hub's steady
