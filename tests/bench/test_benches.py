@@ -91,6 +91,7 @@ TINY: list[tuple[str, list[str], list[str]]] = [
         ["import fleetwarden.cli: ", "fleetwarden --help: ", "fleetwarden get clusters: "],
     ),
     ("whatif", ["--clusters=20", "--workloads=20", "--policies=4"], ["wall time: "]),
+    ("whatif", ["--clusters=20", "--workloads=20", "--policies=4", "--api"], ["wall time: "]),
     ("calibration", [], []),
 ]
 

@@ -126,7 +126,7 @@ def live_hub(steps: list[dict[str, Any]], until: str, **spec: Any) -> Simulation
 def what_if(hub: Simulation, *faults: Any, **options: Any) -> tuple[dict[str, Any], Report]:
     fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
     doc = build_scenario(fleet, faults, SETTINGS, hub.clock.now(), **options)
-    return doc, Simulation(parse(doc, "what-if")).run()
+    return doc, Simulation(parse(doc, "what-if"), keep_uids=True).run()
 
 
 def binding(report: Report, name: str) -> dict[str, Any]:
@@ -147,6 +147,11 @@ def test_the_hubs_placement_is_kept_not_scheduled_afresh() -> None:
     # The hub placed web before member3 was a web cluster, and kept it so.
     assert clusters_of(binding(report, "web")) == {"member1": 3, "member2": 3}
     assert answer(doc, report.recording, report.objects, report.timeline).moves == []
+    # Its Works are the hub's own, never made again.
+    works = [o for o in report.objects if o["kind"] == "Work"]
+    assert {(o["metadata"]["uid"], o["metadata"]["generation"]) for o in works} == {
+        (o["metadata"]["uid"], 1) for o in doc["spec"]["objects"] if o["kind"] == "Work"
+    }
     # Scheduled afresh, the same fleet spreads web over the three clusters.
     fresh = dict(doc, spec={**doc["spec"], "objects": [
         o for o in doc["spec"]["objects"] if o["kind"] != "ResourceBinding"
@@ -167,8 +172,13 @@ def test_clusters_come_as_they_are_and_eviction_tasks_in_progress_go_on() -> Non
     assert {t["timeAdded"] for t in lost["spec"]["taints"]} == {"2025-01-01T00:02:40Z"}
     web = copied["ResourceBinding", "web-deployment"]
     assert [t["fromCluster"] for t in web["spec"]["gracefulEvictionTasks"]] == ["member1"]
-    assert set(web["metadata"]) <= {"name", "namespace", "labels", "annotations"}
-    assert not [o for o in fleet.objects if o["kind"] == "Work"]
+    # The hub's uids and finalizers kept, not its resourceVersions or owners.
+    assert set(web["metadata"]) == {"name", "namespace", "uid", "labels", "annotations",
+                                    "finalizers"}  # fmt: skip
+    # Its Works as the hub has them, status included: not made again.
+    works = {o["metadata"]["namespace"]: o for o in fleet.objects if o["kind"] == "Work"}
+    assert set(works) >= {"karmada-es-member1", "karmada-es-member2", "karmada-es-member3"}
+    assert works["karmada-es-member2"]["status"]["conditions"][0]["type"] == "Applied"
 
     doc, report = what_if(hub, make_fault("not-ready", names=["member3"], at="5m"))
     result = answer(doc, report.recording, report.objects, report.timeline)
@@ -202,6 +212,38 @@ def test_a_lost_region_moves_what_it_can_and_strands_the_rest() -> None:
         ("Deployment default/pinned", 106.0, 970.0),
     ]
     assert report.recording["end"] == (1 + 15 + 10) * 60  # 10m after the fault ends
+
+
+def test_the_hubs_steady_state_copied_answers_as_making_it_again_does() -> None:
+    """Works with their status and the hub's uids copied, the run starts where the hub is
+    instead of making, applying and reporting every Work again; the answer is the same."""
+    hub = live_hub([], "2m")
+    doc, report = what_if(hub, parse_fault("unreachable --region eu-west --at 1m --for 15m"))
+    kept = answer(doc, report.recording, report.objects, report.timeline)
+    objects = [
+        {**o, "metadata": {k: v for k, v in o["metadata"].items() if k not in ("uid", "finalizers")}}
+        for o in doc["spec"]["objects"] if o["kind"] != "Work"
+    ]  # fmt: skip
+    again = dict(doc, spec={**doc["spec"], "objects": objects})
+    remade = Simulation(parse(again, "what-if")).run()
+    assert kept == answer(again, remade.recording, remade.objects, remade.timeline)
+    assert kept.moves and kept.evictions
+
+
+def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
+    hub = live_hub([], "2m")
+    fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
+    doc = build_scenario(fleet, [make_fault("cordon", names=["member3"])], SETTINGS,
+                         hub.clock.now())  # fmt: skip
+    web = {**BINDING, "namespace": "default", "name": "web-deployment"}
+    health = "status.aggregatedStatus[].[clusterName, health]"
+    running = [["member1", "Healthy"], ["member2", "Healthy"]]
+    doc["spec"]["steps"].insert(0, {"at": "0s", "expect": [
+        {"object": web, "query": health, "equals": running}
+    ]})  # fmt: skip
+    # Not applied again, so not 20s (workloadReadyAfter) unhealthy first.
+    report = Simulation(parse(doc, "what-if"), keep_uids=True).run()
+    assert (report.passed, report.failed) == (1, 0), report.outcomes
 
 
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:

@@ -248,6 +248,10 @@ class KubeCluster:
         versions = tuple(_resource_version(obj) for obj in objects)
         return AppliedWork(objects, observed=(versions, tuple(failures)), failures=failures)
 
+    def settled_by(self) -> None:
+        """None: its workloads change with nothing on the hub changing."""
+        return None
+
     def delete_workload(self, work: Work) -> bool:
         """tryDeleteWorkload: True once every object of the Work is gone."""
         with self._lock:

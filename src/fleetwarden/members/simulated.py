@@ -17,7 +17,9 @@ status controller), and runs the agent side of each dialect on the same clock as
   is neither suspended nor being deleted: applies it and reports it Applied, with each
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
-  Work last changed (never while `workloadsHealthy` is false);
+  Work last changed (never while `workloadsHealthy` is false); a Work whose status already
+  reports every manifest applied and healthy when the member first sees it (what-if's copy
+  of a hub's Work) runs on as reported, healthy at once;
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
   accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
@@ -51,7 +53,13 @@ from typing import Any, Protocol, TypeGuard, runtime_checkable
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.karmada.work import ManifestStatus, ReplicaRequirements, Work
+from fleetwarden.api.karmada.work import (
+    CONDITION_WORK_APPLIED,
+    RESOURCE_HEALTHY,
+    ManifestStatus,
+    ReplicaRequirements,
+    Work,
+)
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Condition, Resource, find_condition, format_micro_time
 from fleetwarden.api.ocm.cluster import (
@@ -186,6 +194,12 @@ class MemberCluster(Protocol):
         """Remove what was applied for Works (by uid) that are no longer in `live`."""
         ...
 
+    def settled_by(self) -> Hashable | None:
+        """What, besides its Works and the clock, what `apply` reads back depends on; None
+        when it may change with nothing on the hub changing (a real cluster's workloads):
+        then the agent reads every Work back at each loop."""
+        ...
+
 
 @dataclass(frozen=True)
 class _Applied:
@@ -274,9 +288,10 @@ class SimulatedCluster:
             return self._run(work, self.kube, now)
         uid, generation = work.metadata.uid or "", work.metadata.generation or 0
         applied = self.applied.get(uid)
-        if applied is None or applied.work_generation != generation:
-            revision = applied.generation + 1 if applied else 1
-            applied = self.applied[uid] = _Applied(generation, revision, now)
+        if applied is None:
+            applied = self.applied[uid] = self._first(work, now)
+        elif applied.work_generation != generation:
+            applied = self.applied[uid] = _Applied(generation, applied.generation + 1, now)
         ready_at = applied.since + self.state.workload_ready_after
         healthy = self.state.workloads_healthy and now >= ready_at
         manifests = work.spec.workload.manifests or []
@@ -285,6 +300,16 @@ class SimulatedCluster:
             observed=healthy,
             recheck_at=ready_at if self.state.workloads_healthy and not healthy else None,
         )
+
+    def _first(self, work: Work, now: datetime) -> _Applied:
+        """A Work the member applies for the first time. One whose status already says
+        it runs healthy (what-if's copy of a hub's Work) runs on at the revision reported,
+        healthy from now, as the member it was copied from runs it."""
+        generation = work.metadata.generation or 0
+        running = _running_revision(work)
+        if running is None:
+            return _Applied(generation, 1, now)
+        return _Applied(generation, running, now - self.state.workload_ready_after)
 
     def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
         """Apply a Work's workloads to the member's nodes and read them back as they run."""
@@ -315,6 +340,11 @@ class SimulatedCluster:
         if self.kube is not None:
             self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
         return True
+
+    def settled_by(self) -> Hashable | None:
+        """Its switches, without nodes: then its workloads change only at `recheck_at`;
+        with nodes, pods move on their own."""
+        return self.state if self.kube is None else None
 
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
@@ -401,6 +431,8 @@ class _Agent:
     steady: tuple[str | None, Probe, MemberReport] | None = None
     # The Work version and what its status was read from, last reported, by Work uid.
     reported: dict[str, tuple[str | None, Hashable]] = field(default_factory=dict)
+    # What the Work loop last read, and when it asked to look again (see _work_agent).
+    works_read: tuple[object, tuple[datetime, ...]] | None = None
 
 
 Registration = Callable[[str], dict[str, Any]]
@@ -688,6 +720,15 @@ def _work_agent(
         agent.reported = {}
         member.prune_workloads(())
         return []
+    # A loop that reads what the last one read, before anything it asked to look again
+    # at, would apply, report and delete nothing new (the lease's timer woke it): skip it.
+    settled_by = member.settled_by()
+    version = cluster.metadata.resource_version if cluster is not None else None
+    read = (settled_by, version, [(w.metadata.uid, w.metadata.resource_version) for w in works])
+    if settled_by is not None and agent.works_read is not None:
+        last, asked = agent.works_read
+        if last == read and all(at > now for at in asked):
+            return list(asked)
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
     ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)
@@ -696,6 +737,7 @@ def _work_agent(
         wakeups += _delete_works(member, cluster, works, ctx, now)
     # After applying: a Work deleted and made again keeps the objects it still lists.
     member.prune_workloads(live)
+    agent.works_read = (read, tuple(wakeups))
     return wakeups
 
 
@@ -845,6 +887,21 @@ def _applied_condition(total: int, failures: Sequence[str]) -> Condition:
         type="Applied", status="False", reason="AppliedFailed",
         message=f"Failed to apply all manifests ({total - len(failures)}/{total}): {errors}",
     )  # fmt: skip
+
+
+def _running_revision(work: Work) -> int | None:
+    """The revision of its objects a Work's status reports running, every manifest applied
+    and healthy; None when it reports less."""
+    applied = find_condition(work.status.conditions, CONDITION_WORK_APPLIED)
+    reported = work.status.manifest_statuses or []
+    if applied is None or applied.status != "True":
+        return None
+    if len(reported) != len(work.spec.workload.manifests or []):
+        return None
+    if any(status.health != RESOURCE_HEALTHY for status in reported):
+        return None
+    return max((int((status.status or {}).get("generation") or 1) for status in reported),
+               default=1)  # fmt: skip
 
 
 def _member_object(manifest: Mapping[str, Any], generation: int, healthy: bool) -> dict[str, Any]:

@@ -72,22 +72,32 @@ class Report:
 
 
 class _Uids:
-    """Deterministic uids: the same scenario names the same objects the same way."""
+    """Deterministic uids: the same scenario names the same objects the same way; or the
+    uid an object of a copied hub already has (`kept`)."""
 
     def __init__(self, seed: str) -> None:
         self.seed, self.count = seed, 0
+        self.kept: str | None = None  # what the next create is given, once
 
     def __call__(self) -> str:
+        if self.kept:
+            uid, self.kept = self.kept, None
+            return uid
         self.count += 1
         return str(uuid.uuid5(uuid.NAMESPACE_URL, f"fleetwarden.io/{self.seed}/{self.count}"))
 
 
 class Simulation:
-    def __init__(self, scenario: Scenario) -> None:
+    """`keep_uids`: the objects at t=0 keep the uids they name, where the API gives new ones:
+    what-if's copy of a hub, whose Works and bindings name their templates by uid, then
+    starts from the hub's steady state rather than rewriting all of it."""
+
+    def __init__(self, scenario: Scenario, *, keep_uids: bool = False) -> None:
         self.scenario = scenario
         self.clock = VirtualClock(scenario.start_time)
+        self._uids, self.keep_uids = _Uids(scenario.name), keep_uids
         self.store = MemoryStore(
-            now=self.clock.now, new_uid=_Uids(scenario.name), rng=random.Random(scenario.name)
+            now=self.clock.now, new_uid=self._uids, rng=random.Random(scenario.name)
         )
         self.chain = default_chain()
         self.admission = scenario.settings.admission_config()
@@ -117,7 +127,10 @@ class Simulation:
             start = self.scenario.start_time
             self.store.subscribe(lambda _event: progress(self.clock.now() - start))
         for where, doc in self.scenario.objects:
+            if self.keep_uids:
+                self._uids.kept = (doc.get("metadata") or {}).get("uid")
             self._apply(where, doc)
+            self._uids.kept = None  # not taken by an update
         self.driver.start()
         try:
             for step in self.scenario.steps:

@@ -11,14 +11,17 @@ bindings, Placements, PlacementDecisions and AddOnPlacementScores; ResourceBindi
 ClusterResourceBindings as they are, with their clusters, their applied placement and
 their graceful eviction tasks, so the scheduler keeps what the hub scheduled (as
 karmada-scheduler leaves an already-scheduled binding alone) and eviction tasks in progress
-go on; the resource templates the policies select or the bindings name; the namespaces of
-all of them.
+go on; the Works the binding controller made of them, with their status (a simulated
+member runs a Work reported applied and healthy on, healthy at once); the resource
+templates the policies select or the bindings name; the namespaces of all of them. Each
+keeps its uid and finalizers, and the run keeps the uids (Simulation's keep_uids): the
+Works and bindings name their templates by uid, so the run starts from the hub's steady
+state instead of making, applying and reporting every Work again (the answer is the same,
+sooner).
 
-What is not: Works (the binding controller makes them again from the bindings, and the
-simulated members apply them at once), the ClusterClaims of a ManagedCluster a fault hits
-(a simulated member reports none), Events, RBAC, members' own objects (nodes, pods),
-objects being deleted (copied as if not), uids, resourceVersions and owner references
-(the controllers set their own).
+What is not: the ClusterClaims of a ManagedCluster a fault hits (a simulated member reports
+none), Events, RBAC, members' own objects (nodes, pods), objects being deleted (copied as if
+not), resourceVersions and owner references (the controllers set their own).
 """
 
 from __future__ import annotations
@@ -73,13 +76,14 @@ FLEET_KINDS = (
     ("cluster.open-cluster-management.io/v1beta1", "PlacementDecision"),
     ("cluster.open-cluster-management.io/v1alpha1", "AddOnPlacementScore"),
     *BINDINGS,
+    ("work.karmada.io/v1alpha1", "Work"),
 )
 LEASE = ("coordination.k8s.io/v1", "Lease")
 KARMADA_LEASE_NAMESPACE = "karmada-cluster"
 OCM_LEASE_NAME = "managed-cluster-lease"
 UNSCHEDULABLE_TAINT = {"key": "cluster.karmada.io/unschedulable", "effect": "NoSchedule"}
 # Metadata the copy keeps; the rest (uid, resourceVersion, owners, ...) is the hub's own.
-KEPT_METADATA = ("name", "namespace", "labels", "annotations")
+KEPT_METADATA = ("name", "namespace", "uid", "labels", "annotations", "finalizers")
 # The Events of fleet protection (a region's state, the hub's own connectivity).
 PROTECTION_REASONS = ("RegionStateChanged", "HubDisruption", "HubDisruptionEnded")
 FAULT_KINDS = ("unreachable", "not-ready", "cordon", "taint")
