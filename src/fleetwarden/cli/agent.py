@@ -71,8 +71,9 @@ def agent(
     member_kubeconfig: Annotated[
         str | None,
         typer.Option(
-            help="A real member cluster's kubeconfig: the Works are applied there, and its "
-            "status is reported (default: a simulated member)."
+            help="A real member cluster's kubeconfig: the Works (or, in ocm mode, the "
+            "ManifestWorks) are applied there, and its status is reported (default: a "
+            "simulated member)."
         ),
     ] = None,
     accept: Annotated[

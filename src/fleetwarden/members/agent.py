@@ -21,8 +21,8 @@ the real-time driver over the hub's API (members/remote.py):
   or `OcmJoin.accept` plays that admin), waits for HubAcceptedManagedCluster, then renews
   `managed-cluster-lease` and reports Joined, Available, resources, version and the
   member's cluster claims; and, as the klusterlet's work agent, applies the ManifestWorks
-  of its cluster's namespace to a simulated member (members/work_agent.py). A real member
-  (`--member-kubeconfig`) gets no ManifestWork applied yet.
+  of its cluster's namespace to the member (members/work_agent.py): a real member
+  (`--member-kubeconfig`) gets the AppliedManifestWork CRD, as the klusterlet installs it.
 
 A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...), and
 every kind the hub's CustomResourceDefinitions serve, as if each CRD applied to the hub
@@ -195,7 +195,7 @@ class Agent:
         self.member = member or simulated_member(hub=client)
         manager = ControllerManager(RemoteStore(client, _scope(mode, name)), RealClock(), settings)
         register = (ocm or OcmJoin()).managed_cluster if mode == MODE_OCM else pull_cluster
-        manager.add(MemberAgents({name: self.member}, register).controller())
+        manager.add(MemberAgents({name: self.member}, register, client.server).controller())
         self.driver = RealDriver(manager)
         served = Member(self.member.probe, self.member.report, self.member.delete_workload)
         push = mode == SYNC_MODE_PUSH
