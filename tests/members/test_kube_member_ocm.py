@@ -5,12 +5,15 @@ MemoryStore, as in test_kube_member.py) and reports their status on the hub."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.cli.up import agent_flags, fleetwarden_command
 from fleetwarden.client.client import Client
 from fleetwarden.members.agent import Agent, OcmJoin
 from fleetwarden.members.kube import APPLIED_MANIFEST_WORK_CRD, KubeCluster
@@ -273,3 +276,25 @@ def test_a_deleted_work_waits_for_the_members_finalizers(
     held["metadata"]["finalizers"] = []
     member.store.update(held)
     eventually(lambda: gone(lambda: hub.get(MANIFEST_WORK, "web", "cluster1")), TIMEOUT)
+
+
+def test_fleetwarden_agent_in_ocm_mode_applies_manifest_works_to_its_member_kubeconfig(
+    hub: Client, member: Member, tmp_path: Path
+) -> None:
+    kubeconfig = tmp_path / "admin.kubeconfig"  # as the admin_client fixture wrote it
+    command = fleetwarden_command(
+        "agent", f"--hub-kubeconfig={kubeconfig}", "--cluster-name=cluster1", "--mode=ocm",
+        "--accept", f"--member-kubeconfig={member.kubeconfig}", "--exit-on-stdin-close",
+        *agent_flags(SETTINGS),
+    )  # fmt: skip
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE) as agent:
+        try:
+            eventually(lambda: hub.get(NAMESPACE, "cluster1"), TIMEOUT)
+            hub.create(manifest_work(config_map()), info=MANIFEST_WORK)
+            eventually(lambda: member.store.get(CONFIG_MAP, "settings", "default"), TIMEOUT)
+            eventually(lambda: work_conditions(hub).get("Available") == "True", TIMEOUT)
+            applied = member.store.list(applied_manifest_works(member)).items
+            assert [a["metadata"]["name"] for a in applied] == [f"{hub_hash(hub.server)}-web"]
+        finally:
+            agent.communicate(timeout=10)  # its standard input closes: it stops
+    assert agent.returncode == 0

@@ -122,8 +122,9 @@ def agent(
     endpoint served here, which the hub probes. Either way the Works of its execution
     space are applied to the member, and their status and health reported. OCM mode
     creates the ManagedCluster, and once the hub accepted it renews its lease and reports
-    its status, as the klusterlet's registration agent does. The member is simulated in
-    this process, or the real cluster of --member-kubeconfig.
+    its status, as the klusterlet's registration agent does, and applies the ManifestWorks
+    of its namespace, as its work agent does. The member is simulated in this process, or
+    the real cluster of --member-kubeconfig.
     """
     from fleetwarden.client.client import Client
     from fleetwarden.client.errors import ClientError
