@@ -101,7 +101,9 @@ def kube(member: Member) -> Iterator[KubeCluster]:
 def hub(tmp_path: Path, admin_client: Callable[[Hub], Client]) -> Iterator[Client]:
     running = Hub(tmp_path / "hub", Serving(port=0), SETTINGS)
     running.start()
-    yield admin_client(running)
+    client = admin_client(running)
+    yield client
+    client.close()  # before the hub stops: else its server waits for the client's requests
     running.stop()
 
 
@@ -120,6 +122,7 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[..., Agent]]:
     yield start
     for agent in agents:
         agent.stop()
+        agent.client.close()  # its watches open, the hub's server would wait them out
 
 
 def deployment(replicas: int = 2, **metadata: Any) -> dict[str, Any]:

@@ -50,6 +50,7 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[[], Agent]]:
     yield start
     for agent in agents:
         agent.stop()
+        agent.client.close()  # its watches open, the hub's server would wait them out
 
 
 def config_map(name: str = "settings", **data: str) -> Obj:
