@@ -1,3 +1,4 @@
+import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -474,3 +475,41 @@ def test_the_real_driver_lists_again_when_the_store_ends_its_watch_for_falling_b
         release.set()
         assert all_seen.wait(timeout=5), sorted(seen)
     assert "watch ended; listing again" in caplog.messages
+
+
+class FailingCommitStore(MemoryStore):
+    """A store whose first group commit fails, as SQLite's does when its file is gone."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = 1
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        yield
+        if self.failures:
+            self.failures -= 1
+            raise OSError("disk I/O error")
+
+
+def test_a_worker_whose_commit_fails_retries_the_key_and_lives_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = FailingCommitStore()
+    runs: list[str] = []
+    done = threading.Event()
+
+    def record(key: str, ctx: Context) -> Result:
+        runs.append(key)
+        if len(runs) == 3:
+            done.set()
+        return DONE
+
+    manager = ControllerManager(store, RealClock())
+    manager.add(Controller("echo", [Watches(CONFIGMAP)], record))
+    with caplog.at_level(logging.ERROR), RealDriver(manager):
+        store.create(configmap("a"))  # its reconcile's commit fails: reconciled again
+        store.create(configmap("b"))  # the same single worker takes it
+        assert done.wait(timeout=5), runs
+    assert sorted(runs) == ["default/a", "default/a", "default/b"]
+    assert "echo: committing 'default/a' failed" in caplog.messages

@@ -265,6 +265,54 @@ def test_deployment_columns_and_wide_columns() -> None:
     assert cells(info, obj("new"))[0][:4] == ["new", "0/1", 0, 0]
 
 
+def test_pod_columns_and_where_it_runs_in_the_wide_ones() -> None:
+    info = REGISTRY.info("v1", "Pod")
+    assert [name for name, _, _ in headers(info)] == [
+        "Name", "Ready", "Status", "Restarts", "Age", "IP", "Node", "Nominated Node",
+        "Readiness Gates",
+    ]  # fmt: skip
+    containers = [{"name": "a"}, {"name": "b"}]
+    running = obj(
+        "web-1",
+        spec={"containers": containers, "nodeName": "node2"},
+        status={"phase": "Running", "podIP": "10.0.0.7", "containerStatuses": [
+            {"name": "a", "ready": True, "restartCount": 2}, {"name": "b", "ready": False}]},
+    )  # fmt: skip
+    pending = obj("web-2", spec={"containers": containers}, status={"phase": "Pending"})
+    leaving = obj("web-3", spec={"containers": containers}, status={"phase": "Running"})
+    leaving["metadata"]["deletionTimestamp"] = stamp(timedelta(0))
+    assert cells(info, running, pending, leaving) == [
+        ["web-1", "1/2", "Running", "2", "5m", "10.0.0.7", "node2", "<none>", "<none>"],
+        ["web-2", "0/2", "Pending", "0", "5m", "<none>", "<none>", "<none>", "<none>"],
+        ["web-3", "0/2", "Terminating", "0", "5m", "<none>", "<none>", "<none>", "<none>"],
+    ]
+
+
+def test_node_columns_show_readiness_cordoning_and_roles() -> None:
+    info = REGISTRY.info("v1", "Node")
+    assert [name for name, _, p in headers(info) if p == 0] == [
+        "Name",
+        "Status",
+        "Roles",
+        "Age",
+        "Version",
+    ]
+    ready = obj(
+        "node1",
+        status={"conditions": [condition("Ready", "True")],
+                "nodeInfo": {"kubeletVersion": "v1.31.0"}},
+    )  # fmt: skip
+    cordoned = obj("node2", spec={"unschedulable": True},
+                   status={"conditions": [condition("Ready", "False")]})  # fmt: skip
+    cordoned["metadata"]["labels"] = {"node-role.kubernetes.io/worker": "", "zone": "a"}
+    unknown = obj("node3")
+    assert [row[:5] for row in cells(info, ready, cordoned, unknown)] == [
+        ["node1", "Ready", "<none>", "5m", "v1.31.0"],
+        ["node2", "NotReady,SchedulingDisabled", "worker", "5m", ""],
+        ["node3", "Unknown", "<none>", "5m", ""],
+    ]
+
+
 def test_namespace_columns() -> None:
     info = REGISTRY.info("v1", "Namespace")
     assert [h[0] for h in headers(info)] == ["Name", "Status", "Age"]

@@ -3,12 +3,16 @@ live watch, and a member of a three-member etcd killed and brought back."""
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import requests
@@ -453,3 +457,65 @@ def etcd_certificate(ca: KeyPair, now: datetime) -> KeyPair:
     return KeyPair(
         _issue(ca, key.public_key(), subject, usages, now, expiry, sans=["127.0.0.1"]), key
     )
+
+
+class Unanswering:
+    """A TCP front for etcd that takes connections and says nothing on them (an etcd too
+    loaded to answer) until `answer()`; from then on it relays them to etcd."""
+
+    def __init__(self, url: str) -> None:
+        self.target = urlsplit(url)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.answering = threading.Event()
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def answer(self) -> None:
+        self.answering.set()
+
+    def close(self) -> None:
+        for sock in self.sockets:
+            sock.close()
+
+    def _accept(self) -> None:
+        with contextlib.suppress(OSError):  # closed
+            while True:
+                client, _ = self.listener.accept()
+                self.sockets.append(client)
+                threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+
+    def _relay(self, client: socket.socket) -> None:
+        self.answering.wait()
+        address = (self.target.hostname, self.target.port)
+        with contextlib.suppress(OSError):
+            server = socket.create_connection(address)  # type: ignore[arg-type]
+            self.sockets.append(server)
+            threading.Thread(target=_pipe, args=(server, client), daemon=True).start()
+            _pipe(client, server)
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+        sink.shutdown(socket.SHUT_WR)
+
+
+def test_a_store_opened_while_etcd_is_slow_to_answer_waits_for_it(
+    etcd: EtcdCluster, caplog: pytest.LogCaptureFixture
+) -> None:
+    front = Unanswering(etcd.urls[0])
+    try:
+        threading.Timer(3, front.answer).start()
+        with caplog.at_level(logging.WARNING, "fleetwarden.store.etcd"):
+            store = EtcdStore([front.url], prefix="/slow-start", timeout=1)
+        try:
+            store.create(deployment("late"))
+            assert names(store) == ["late"]
+        finally:
+            store.close()
+    finally:
+        front.close()
+    waited = [m for m in caplog.messages if m.endswith("; listing again")]
+    assert waited and waited[0].startswith(f"etcd unavailable: {front.url}: ")

@@ -112,6 +112,18 @@ def test_ocm_flags_are_refused_in_another_mode() -> None:
     assert "only for --mode ocm" in result.stderr
 
 
+def test_a_member_api_is_a_simulated_members_with_nodes() -> None:
+    command = ["agent", "--hub-kubeconfig=x", "--cluster-name=member1"]
+    for flags, flag, reason in (
+        (["--member-api-dir=d"], "--member-api-dir", "needs --nodes"),
+        (["--nodes=3", "--member-kubeconfig=k"], "--nodes", "only for a simulated member"),
+        (["--member-api-dir=d", "--member-kubeconfig=k"], "--member-api-dir", "only for a "),
+    ):
+        result = runner.invoke(app, [*command, *flags], env={"COLUMNS": "300"})
+        assert result.exit_code == 2
+        assert f"Invalid value for {flag}: {reason}" in result.stderr
+
+
 def test_a_cluster_claim_must_be_a_name_and_a_value() -> None:
     command = ["agent", "--hub-kubeconfig=x", "--cluster-name=cluster1", "--mode=ocm"]
     for claim, reason in (

@@ -235,8 +235,9 @@ def test_a_failover_completes_when_its_leader_is_killed_in_the_middle(fleet: Lay
         # The eviction is due when the toleration runs out: the failover is under way, and
         # the killed leader leaves its next steps to another (which, left undelayed, a fast
         # hub could finish before the kill).
-        leader.kill()
+        # Read before the kill: the balancer may still send a request to the killed one.
         assert not terminating(works(lb, lost))
+        leader.kill()
         # The takeover (within 17 s) comes first, then the failover's steps.
         failed_over(lb, before, lost, 60)
         assert holder(lb, CONTROLLER_MANAGER) not in ("", killed_identity)

@@ -80,6 +80,19 @@ def images(kubectl: Kubectl) -> dict[str, str | None]:
     return {m: image_of(kubectl, m) for m in MEMBERS}
 
 
+def wait_for_images(kubectl: Kubectl, want: dict[str, str], what: str) -> None:
+    seen: dict[str, str | None] = {}
+
+    def arrived() -> bool:
+        seen.update(images(kubectl))
+        return seen == want
+
+    try:
+        eventually(arrived, 60, what)
+    except AssertionError as timeout:
+        raise AssertionError(f"{timeout}: the Works' images were {seen}") from None
+
+
 def test_an_override_policy_through_kubectl(hub: Hub) -> None:
     client = hub.start()
     kubectl = Kubectl(hub.data_dir / "kubeconfig")
@@ -98,13 +111,18 @@ def test_an_override_policy_through_kubectl(hub: Hub) -> None:
     kubectl.apply(sample("nginx-deployment.yaml"), sample("nginx-propagationpolicy.yaml"), policy)
     assert "nginx-op" in kubectl.ok("get", "op")  # the short name, as upstream's CRD has it
 
-    eventually(
-        lambda: images(kubectl) == {"member1": "eu.registry.example/nginx", "member2": "nginx"},
-        30,
-        "each member's image",
+    want = {"member1": "eu.registry.example/nginx", "member2": "nginx"}
+    wait_for_images(kubectl, want, "each member's image")
+    # member2's image is the template's with or without the policy: its label tells.
+    member2 = eventually(
+        lambda: (
+            (manifest := manifest_of(kubectl, "member2"))
+            and "env" in manifest["metadata"].get("labels", {})
+            and manifest
+        ),
+        60,
+        "member2's labels overridden",
     )
-    member2 = manifest_of(kubectl, "member2")
-    assert member2 is not None
     assert member2["metadata"]["labels"]["env"] == "skoala-dev"
     work = kubectl.works("member1")[0]
     applied = json.loads(work["metadata"]["annotations"]["policy.karmada.io/applied-overrides"])
@@ -119,19 +137,12 @@ def test_an_override_policy_through_kubectl(hub: Hub) -> None:
     # Changed: the image rule now targets member2.
     image_rule["targetCluster"] = {"clusterNames": ["member2"]}
     kubectl.apply(policy)
-    eventually(
-        lambda: images(kubectl) == {"member1": "nginx", "member2": "eu.registry.example/nginx"},
-        30,
-        "the Works rendered again",
-    )
+    want = {"member1": "nginx", "member2": "eu.registry.example/nginx"}
+    wait_for_images(kubectl, want, "the Works rendered again")
 
     # Deleted: the template's image everywhere.
     kubectl.ok("delete", "overridepolicy", "nginx-op")
-    eventually(
-        lambda: images(kubectl) == {"member1": "nginx", "member2": "nginx"},
-        30,
-        "the Works without overrides",
-    )
+    wait_for_images(kubectl, {m: "nginx" for m in MEMBERS}, "the Works without overrides")
 
     refused = kubectl.run(
         "apply", "-f", "-",

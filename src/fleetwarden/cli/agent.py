@@ -109,6 +109,24 @@ def agent(
             "spec.managedClusterClientConfigs (repeatable).",
         ),
     ] = None,
+    nodes: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="A simulated member's nodes (node1..N; cpu 16, memory 64Gi, pods 110 each): "
+            "its workloads' pods run on them as kube-scheduler places them. Without, a "
+            "workload is healthy once applied.",
+        ),
+    ] = 0,
+    member_api_dir: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR",
+            help="Serve the simulated member's Kubernetes API on 127.0.0.1 over TLS (the "
+            "certificate DIR/apiserver.crt and .key; client certificates verified against "
+            "DIR/ca.crt), its URL written to DIR/server; needs --nodes.",
+        ),
+    ] = None,
     exit_on_stdin_close: Annotated[
         bool, typer.Option(hidden=True, help="Stop when standard input closes (the parent died).")
     ] = False,
@@ -126,10 +144,12 @@ def agent(
     of its namespace, as its work agent does. The member is simulated in this process, or
     the real cluster of --member-kubeconfig.
     """
+    from fleetwarden.cli.member_api import MemberApiServer
     from fleetwarden.client.client import Client
     from fleetwarden.client.errors import ClientError
     from fleetwarden.client.kubeconfig import KubeConfigError, load_kubeconfig
     from fleetwarden.members.agent import MODE_OCM, MODES, Agent, OcmJoin, simulated_member
+    from fleetwarden.members.inside.api_store import MemberApiStore
 
     modes = {known.lower(): known for known in MODES}
     agent_mode = modes.get(mode.lower())
@@ -149,6 +169,7 @@ def agent(
         message = "a real member's claims are its ClusterClaims"
         raise typer.BadParameter(message, param_hint="--cluster-claim")
     _check_cluster_name(cluster_name, agent_mode)
+    _check_simulated(member_kubeconfig, nodes, member_api_dir)
     claims = _claims(cluster_claim or [])
     ocm = OcmJoin(accept, lease_duration_seconds, tuple(spoke_external_server_urls or ()))
     if bootstrap_kubeconfig:
@@ -158,14 +179,24 @@ def agent(
     except KubeConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--hub-kubeconfig") from None
     cluster = _real_member(member_kubeconfig) if member_kubeconfig else None
-    member: MemberCluster = cluster or simulated_member(claims, hub=client)
+    member: MemberCluster = cluster or simulated_member(claims, hub=client, nodes=nodes)
+    api = MemberApiStore() if member_api_dir else None
     member_agent = Agent(
         client, cluster_name, settings, mode=agent_mode, endpoint_port=endpoint_port,
-        member=member, ocm=ocm,
+        member=member, ocm=ocm, api=api,
     )  # fmt: skip
+    server = MemberApiServer(member_api_dir, api) if member_api_dir and api else None
+    try:
+        if server is not None:
+            server.start()
+    except (OSError, RuntimeError) as exc:
+        typer.echo(f"error: serving the member's API: {exc}", err=True)
+        raise typer.Exit(1) from None
     try:
         member_agent.start()
     except (ClientError, StatusError) as exc:
+        if server is not None:
+            server.stop()
         typer.echo(f"error: joining {client.server}: {exc}", err=True)
         raise typer.Exit(1) from None
     configure_process()
@@ -174,10 +205,14 @@ def agent(
         threading.Thread(target=_set_on_eof, args=(stop,), daemon=True).start()
     real = f" (the cluster of {member_kubeconfig})" if member_kubeconfig else ""
     typer.echo(f"member {cluster_name}{real} joined {client.server} in {agent_mode} mode")
+    if server is not None:
+        typer.echo(f"member {cluster_name}'s API serving on {server.url}")
     try:
         wait_for(stop)
     finally:
         member_agent.stop()
+        if server is not None:
+            server.stop()
         client.close()
         if cluster is not None:
             cluster.close()
@@ -217,6 +252,15 @@ def _join(
     except (ClientError, StatusError) as exc:
         typer.echo(f"error: joining {config.server}: {exc}", err=True)
         raise typer.Exit(1) from None
+
+
+def _check_simulated(kubeconfig: str | None, nodes: int, api_dir: Path | None) -> None:
+    """--nodes and --member-api-dir are a simulated member's; its API needs nodes to show."""
+    given = "--nodes" if nodes else "--member-api-dir" if api_dir else None
+    if kubeconfig and given:
+        raise typer.BadParameter("only for a simulated member", param_hint=given)
+    if api_dir and not nodes:
+        raise typer.BadParameter("needs --nodes", param_hint="--member-api-dir")
 
 
 def _real_member(kubeconfig: str) -> KubeCluster:

@@ -3,8 +3,10 @@
 One process: the SQLite store in --data-dir, the admission chain, every hub controller
 under the real-time driver, and the Kubernetes-compatible API server; a kubeconfig for it
 is written to <data-dir>/kubeconfig. With --members N, N `fleetwarden agent` processes
-(member1..N, Pull mode) join at once and stop with the hub; with --ocm-members N, N more
-(cluster1..N, OCM mode, their ManagedClusters accepted). SIGINT or SIGTERM stops
+(member1..N, Pull mode) join at once and stop with the hub, each member simulating
+--member-nodes nodes and serving its own API, which the kubeconfig reaches as context
+memberN (cli/member_api.py); with --ocm-members N, N more (cluster1..N, OCM mode, their
+ManagedClusters accepted). SIGINT or SIGTERM stops
 everything in order; the next `up` on the same data dir resumes from the store.
 
 Every setting (runtime/settings.py) is a flag, by Karmada's name and with its default.
@@ -31,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -71,6 +73,8 @@ RESTART_DELAY_MAX = 60.0
 SUPERVISE_INTERVAL = 0.2
 # Tries at writing the settings ConfigMap while other replicas write it too.
 PUBLISH_ATTEMPTS = 5
+# The nodes of each simulated member `up --members` starts.
+DEFAULT_MEMBER_NODES = 3
 # How long an agent gets to stop on SIGTERM before it is killed.
 AGENT_STOP_TIMEOUT = 10.0
 
@@ -358,17 +362,33 @@ class Hub:
             self._election_threads.append(thread)
         self._ready.set()
 
-    def write_kubeconfig(self, path: Path) -> None:
+    def write_kubeconfig(self, path: Path, members: Mapping[str, str] | None = None) -> None:
         """The administrator's kubeconfig: the CA clients trust and a client certificate in
-        system:masters."""
-        from fleetwarden.client.kubeconfig import write_kubeconfig
+        system:masters; and a context for each member API served (name to URL), whose
+        certificates the hub's CA signs."""
+        from fleetwarden.client.kubeconfig import Context, write_kubeconfig
 
         admin = self.serving.admin_credentials(self.pki, datetime.now(UTC))
+        ca = self.pki.ca_cert.read_bytes() if members else None
         write_kubeconfig(
             path, self.client_url, ca=self._client_ca(),
             certificate=admin.certificate_pem() if admin else None,
             key=admin.key_pem() if admin else None,
+            more=[Context(name, url, ca) for name, url in sorted((members or {}).items())],
         )  # fmt: skip
+
+    def member_api_dir(self, directory: Path) -> Path:
+        """Where a member agent serves its API from: the hub's CA (clients' certificates are
+        the hub's) and a serving certificate it signs for the loopback."""
+        from fleetwarden.auth.pki import serving_certificate
+        from fleetwarden.cli.member_api import CLIENT_CA, SERVING_CERT, SERVING_KEY
+        from fleetwarden.client.kubeconfig import write_private_file
+
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        write_private_file(directory / CLIENT_CA, self.pki.ca_cert.read_bytes())
+        pair = serving_certificate(self.pki.ca(), (), datetime.now(UTC))
+        pair.write(directory / SERVING_CERT, directory / SERVING_KEY)
+        return directory
 
     def _client_ca(self) -> bytes | None:
         """The CA a client verifies the hub with: the hub's own, unless it serves a
@@ -456,16 +476,19 @@ class Agents:
         self._stopping = threading.Event()
         self._supervisor = threading.Thread(target=self._supervise, name="agents", daemon=True)
 
-    def start(self, prefix: str, count: int, *flags: str) -> None:
-        """`count` agents, <prefix>1..<prefix>N, with these flags besides the settings and
-        their kubeconfig flags (`credentials` of their name)."""
+    def start(
+        self, prefix: str, count: int, *flags: str, each: Callable[[str], list[str]] | None = None
+    ) -> None:
+        """`count` agents, <prefix>1..<prefix>N, with these flags (and `each` of their name)
+        besides the settings and their kubeconfig flags (`credentials` of their name)."""
         self.dir.mkdir(mode=0o700, exist_ok=True)
         with self._lock:
             for i in range(1, count + 1):
                 name = f"{prefix}{i}"
+                own = each(name) if each is not None else []
                 self._commands[name] = fleetwarden_command(
                     "agent", *self.credentials(name), f"--cluster-name={name}",
-                    "--exit-on-stdin-close", *flags, *self.flags,
+                    "--exit-on-stdin-close", *flags, *own, *self.flags,
                 )  # fmt: skip
                 self._spawn(name)
                 logger.info(
@@ -691,8 +714,20 @@ def up(
         ),
     ] = False,
     members: Annotated[
-        int, typer.Option(help="Start this many member agents (member1..N, Pull mode).")
+        int,
+        typer.Option(
+            help="Start this many member agents (member1..N, Pull mode), each member's own "
+            "API served for `kubectl --context memberN` (over HTTPS)."
+        ),
     ] = 0,
+    member_nodes: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="The nodes of each simulated member of --members (node1..N), its workloads' "
+            "pods run on (0: none, workloads healthy once applied).",
+        ),
+    ] = DEFAULT_MEMBER_NODES,
     ocm_members: Annotated[
         int,
         typer.Option(
@@ -816,15 +851,26 @@ def up(
         data_dir, credentials or (lambda name: [f"--hub-kubeconfig={kubeconfig}"]),
         agent_flags(settings),
     )  # fmt: skip
+    # Each member serves its own API when it has nodes to show, and TLS to serve it with.
+    names = [f"member{i}" for i in range(1, members + 1)] if joining and member_nodes else []
+    apis = {name: data_dir / MEMBERS_DIR / f"{name}-api" for name in names}
+
+    def api_flags(name: str) -> list[str]:
+        return [f"--member-api-dir={hub.member_api_dir(apis[name])}"] if name in apis else []
+
     try:
-        agents.start("member", members)
+        agents.start("member", members, f"--nodes={member_nodes}", each=api_flags)
         ocm_flags = ocm_agent_flags(ocm_lease_duration_seconds, accept=not joining)
         agents.start("cluster", ocm_members, *ocm_flags)
         if joining:
             accept_in_background(kubeconfig, [f"cluster{i}" for i in range(1, ocm_members + 1)])
+        if apis:
+            member_contexts_in_background(hub, kubeconfig, apis, stop)
         typer.echo(f"fleetwarden hub serving on {hub.url}")
         typer.echo(f"dashboard: {hub.client_url}/")
         typer.echo(f"export KUBECONFIG={kubeconfig.resolve()}")
+        if apis:
+            typer.echo(f"member APIs: kubectl --context NAME once each serves ({', '.join(apis)})")
         wait_for(stop)
     finally:
         logger.info("shutting down: the agents, then the hub")
@@ -895,6 +941,34 @@ def accept_in_background(kubeconfig: Path, clusters: Sequence[str]) -> None:
                     logger.error("accepting managed cluster %s: %s", cluster, exc)
 
     threading.Thread(target=accept_all, name="accept-clusters", daemon=True).start()
+
+
+def member_contexts_in_background(
+    hub: Hub, kubeconfig: Path, apis: Mapping[str, Path], stop: threading.Event
+) -> None:
+    """Keep a context for each member API in the kubeconfig: written again whenever an
+    agent (started, or started again) writes where it serves."""
+    from fleetwarden.cli.member_api import SERVER_FILE
+
+    def served() -> dict[str, str]:
+        urls = {name: _read_text(directory / SERVER_FILE) for name, directory in apis.items()}
+        return {name: url for name, url in urls.items() if url}
+
+    def follow() -> None:
+        written: dict[str, str] = {}
+        while not stop.wait(SUPERVISE_INTERVAL):
+            if (urls := served()) != written:
+                hub.write_kubeconfig(kubeconfig, urls)
+                written = urls
+
+    threading.Thread(target=follow, name="member-contexts", daemon=True).start()
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
 
 
 def configure_process() -> None:

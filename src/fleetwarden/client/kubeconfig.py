@@ -12,7 +12,7 @@ import contextlib
 import os
 import ssl
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,6 +198,15 @@ def write_private_file(path: Path, data: bytes) -> None:
         raise
 
 
+@dataclass(frozen=True)
+class Context:
+    """A further context of a kubeconfig: its name (its cluster's too), the server and its CA."""
+
+    name: str
+    server: str
+    ca: bytes | None = None
+
+
 def write_kubeconfig(
     path: Path,
     server: str,
@@ -207,12 +216,12 @@ def write_kubeconfig(
     key: bytes | None = None,
     token: str | None = None,
     name: str = "fleetwarden",
+    more: Sequence[Context] = (),
 ) -> None:
-    """A kubeconfig of one context, the current one: the server, its CA, and a client
-    certificate and key or a token (PEM data embedded); 0600, as it holds credentials."""
-    cluster: dict[str, Any] = {"server": server}
-    if ca is not None:
-        cluster["certificate-authority-data"] = base64.b64encode(ca).decode()
+    """A kubeconfig whose current context is `name`: the server, its CA, and a client
+    certificate and key or a token (PEM data embedded); 0600, as it holds credentials.
+    The contexts `more` reach other servers with the same credentials."""
+    contexts = [Context(name, server, ca), *more]
     user: dict[str, Any] = {}
     if certificate is not None and key is not None:
         user["client-certificate-data"] = base64.b64encode(certificate).decode()
@@ -222,9 +231,17 @@ def write_kubeconfig(
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": name, "cluster": cluster}],
+        "clusters": [{"name": c.name, "cluster": _cluster(c)} for c in contexts],
         "users": [{"name": name, "user": user}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "contexts": [{"name": c.name, "context": {"cluster": c.name, "user": name}}
+                     for c in contexts],
         "current-context": name,
-    }
+    }  # fmt: skip
     write_private_file(path, yaml.safe_dump(config, sort_keys=False).encode())
+
+
+def _cluster(context: Context) -> dict[str, Any]:
+    cluster: dict[str, Any] = {"server": context.server}
+    if context.ca is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(context.ca).decode()
+    return cluster

@@ -24,6 +24,10 @@ the real-time driver over the hub's API (members/remote.py):
   of its cluster's namespace to the member (members/work_agent.py): a real member
   (`--member-kubeconfig`) gets the AppliedManifestWork CRD, as the klusterlet installs it.
 
+A simulated member given nodes runs its workloads' pods on them (members/inside/), and with
+a MemberApiStore publishes its objects there and takes users' Node and Pod edits from it,
+for the member's own API server (cli/member_api.py).
+
 A simulated member serves the built-in Kubernetes APIs (Deployments, Services, ...), and
 every kind the hub's CustomResourceDefinitions serve, as if each CRD applied to the hub
 were installed on the member too: so the scheduler's APIEnablement filter lets custom
@@ -46,6 +50,8 @@ from fleetwarden.client.client import Client
 from fleetwarden.client.discovery import Discovery
 from fleetwarden.client.errors import ClientError
 from fleetwarden.members.endpoint import Member, MemberEndpoint
+from fleetwarden.members.inside.api_store import MemberApiStore
+from fleetwarden.members.inside.nodes import NodeSpec
 from fleetwarden.members.remote import RemoteStore, View
 from fleetwarden.members.simulated import (
     CLUSTER,
@@ -56,6 +62,8 @@ from fleetwarden.members.simulated import (
     MemberAgents,
     MemberCluster,
     MemberState,
+    Registration,
+    RunningMembers,
     SimulatedCluster,
     api_enablements,
     pull_cluster,
@@ -75,11 +83,13 @@ MEMBER_KINDS = (*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS)
 
 
 def simulated_member(
-    cluster_claims: Mapping[str, str] | None = None, hub: Client | None = None
+    cluster_claims: Mapping[str, str] | None = None, hub: Client | None = None, nodes: int = 0
 ) -> SimulatedCluster:
     """A simulated member serving the built-in APIs, and with `hub` the kinds the hub's
-    CRDs serve, with the ClusterClaims given."""
-    state = MemberState(cluster_claims=dict(cluster_claims or {}))
+    CRDs serve, with the ClusterClaims given; with `nodes`, that many nodes (node1..N, of
+    the default allocatable) run its workloads' pods."""
+    specs = tuple(NodeSpec(f"node{i}") for i in range(1, nodes + 1)) if nodes else None
+    state = MemberState(cluster_claims=dict(cluster_claims or {}), nodes=specs)
     if hub is None:
         return SimulatedCluster(state, _enablements(MEMBER_KINDS))
     return HubMirroringCluster(state, _enablements(MEMBER_KINDS), custom_kinds=HubCustomKinds(hub))
@@ -188,6 +198,7 @@ class Agent:
         endpoint_port: int = 0,
         member: MemberCluster | None = None,
         ocm: OcmJoin | None = None,
+        api: MemberApiStore | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f'unknown mode "{mode}": use {", ".join(MODES)}')
@@ -195,11 +206,23 @@ class Agent:
         self.member = member or simulated_member(hub=client)
         manager = ControllerManager(RemoteStore(client, _scope(mode, name)), RealClock(), settings)
         register = (ocm or OcmJoin()).managed_cluster if mode == MODE_OCM else pull_cluster
-        manager.add(MemberAgents({name: self.member}, register, client.server).controller())
+        manager.add(self._agents(register, api).controller())
         self.driver = RealDriver(manager)
+        if api is not None:  # a user's edit through the member's API: the member runs at once
+            api.wake = lambda: self.driver.enqueue(MemberAgents.controller_name, name)
         served = Member(self.member.probe, self.member.report, self.member.delete_workload)
         push = mode == SYNC_MODE_PUSH
         self.endpoint = MemberEndpoint(served, port=endpoint_port) if push else None
+
+    def _agents(self, register: Registration, api: MemberApiStore | None) -> MemberAgents:
+        """A simulated member's control plane runs before its agents (and its API, if
+        served, follows it); a real one runs by itself. The hub's URL names the
+        AppliedManifestWorks of the OCM work agent."""
+        hub_url = self.client.server
+        if not isinstance(self.member, SimulatedCluster):
+            return MemberAgents({self.name: self.member}, register, hub_url)
+        apis = {self.name: api} if api is not None else None
+        return RunningMembers({self.name: self.member}, register, apis, hub_url)
 
     def start(self) -> None:
         if self.endpoint is not None:

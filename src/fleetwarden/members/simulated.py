@@ -44,7 +44,7 @@ import functools
 import itertools
 import json
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
@@ -62,8 +62,9 @@ from fleetwarden.api.ocm.cluster import (
 )
 from fleetwarden.api.ocm.work import ManifestWork
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.members.inside.api_store import MemberApiStore
 from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
-from fleetwarden.members.inside.nodes import NodeSpec
+from fleetwarden.members.inside.nodes import KUBERNETES_VERSION, NodeSpec
 from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.members.work_agent import (
     ObjectRef,
@@ -120,7 +121,6 @@ RESERVED_CLUSTER_CLAIM_NAMES = frozenset(
     }
 )
 MAX_CUSTOM_CLUSTER_CLAIMS = 20
-KUBERNETES_VERSION = "v1.31.0"
 DEFAULT_ALLOCATABLE = {"cpu": "100", "memory": "400Gi", "pods": "1000"}
 
 
@@ -518,17 +518,51 @@ class MemberAgents:
         return sync_manifest_works(member.spoke(now), typed, self._hub_hash, ctx, now)
 
 
-class SimulatedFleet(MemberAgents):
+class RunningMembers(MemberAgents):
+    """The agents of simulated members, each member's own control plane run to now first
+    (its nodes and pods); they look again when it next changes of itself. A member served
+    by an API of its own (`apis`) has its users' edits taken before, and its objects
+    published there after."""
+
+    def __init__(
+        self,
+        members: Mapping[str, SimulatedCluster],
+        register: Registration | None = None,
+        apis: Mapping[str, MemberApiStore] | None = None,
+        hub_url: str = SIMULATED_HUB_URL,
+    ) -> None:
+        self.members = dict(members)
+        self.apis = dict(apis or {})
+        super().__init__(self.members, register, hub_url)
+
+    def reconcile(self, key: str, ctx: Context) -> Result:
+        member, now = self.members.get(key), ctx.clock.now()
+        if member is None:
+            return super().reconcile(key, ctx)
+        api = self.apis.get(key)
+        if api is not None:
+            nodes = api.take_edits(member.state.nodes or (), member.kube, now)
+            if nodes is not None:
+                member.state = replace(member.state, nodes=nodes)
+        changes = member.sync(now)
+        result = super().reconcile(key, ctx)
+        if api is not None and member.kube is not None:
+            api.publish(member.kube.objects(now))
+        if changes is None or result.requeue_after is None:
+            return result
+        return requeue_after(min(result.requeue_after, changes - now))
+
+
+class SimulatedFleet(RunningMembers):
     """The simulated members, and the controller that runs their agents."""
 
     def __init__(
         self, states: Mapping[str, MemberState], enabled_kinds: Iterable[KindInfo]
     ) -> None:
         enablements = api_enablements((i.api_version, i.plural, i.kind) for i in enabled_kinds)
-        self.members = {
-            name: SimulatedCluster(state, enablements) for name, state in states.items()
-        }
-        super().__init__(self.members)
+        super().__init__(
+            {name: SimulatedCluster(state, enablements) for name, state in states.items()}
+        )
 
     def set_state(self, name: str, state: MemberState) -> None:
         """New switches; nodes change when the member's agents next run (enqueue them)."""
@@ -536,16 +570,6 @@ class SimulatedFleet(MemberAgents):
 
     def state(self, name: str) -> MemberState:
         return self.members[name].state
-
-    def reconcile(self, key: str, ctx: Context) -> Result:
-        """The member's own control plane runs to now, then its agents; they look again
-        when it next changes of itself."""
-        member = self.members.get(key)
-        changes = member.sync(ctx.clock.now()) if member is not None else None
-        result = super().reconcile(key, ctx)
-        if changes is None or result.requeue_after is None:
-            return result
-        return requeue_after(min(result.requeue_after, changes - ctx.clock.now()))
 
     def estimate_replicas(self, name: str, requirements: ReplicaRequirements | None) -> int | None:
         """karmada-scheduler-estimator of a member with nodes; None for the others."""

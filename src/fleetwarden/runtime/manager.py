@@ -472,8 +472,13 @@ class RealDriver(_Driver):
     def _worker(self, runner: _Runner) -> None:
         store = self.manager.store
         while (key := runner.queue.get()) is not None:
-            with _deferred(store):  # a reconcile's writes, one transaction
-                runner.process(key)
+            try:
+                with _deferred(store):  # a reconcile's writes, one transaction
+                    runner.process(key)
+            except Exception:  # the commit failed (the file is gone, the disk full)
+                # The writes stay staged for the next commit; the worker lives on.
+                logger.exception("%s: committing %r failed", runner.controller.name, key)
+                runner.queue.add_rate_limited(key)
 
 
 def _deferred(store: Store) -> AbstractContextManager[None]:

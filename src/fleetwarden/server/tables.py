@@ -293,6 +293,63 @@ def _stateful_set_cells(obj: Obj, now: datetime) -> list[Any]:
     return [_name(obj), ready, _age(obj, now), *_containers(obj)]
 
 
+def _replica_set_cells(obj: Obj, now: datetime) -> list[Any]:
+    desired = _get(obj, "spec", "replicas")
+    status = obj.get("status") or {}
+    return [
+        _name(obj), 1 if desired is None else desired, status.get("replicas", 0),
+        status.get("readyReplicas", 0), _age(obj, now), *_containers(obj), _selector(obj),
+    ]  # fmt: skip
+
+
+def _pod_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printPod, for pods whose containers wait for nothing: ready containers of all, the
+    phase (or the reason the kubelet gives, or Terminating), restarts, where it runs."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    statuses = status.get("containerStatuses") or []
+    ready = sum(1 for c in statuses if c.get("ready"))
+    reason = status.get("reason") or status.get("phase") or ""
+    if _get(obj, "metadata", "deletionTimestamp"):
+        reason = "Terminating"
+    gates = spec.get("readinessGates") or []
+    met = {c.get("type") for c in status.get("conditions") or [] if c.get("status") == "True"}
+    return [
+        _name(obj), f"{ready}/{len(spec.get('containers') or [])}", reason,
+        str(sum(int(c.get("restartCount") or 0) for c in statuses)), _age(obj, now),
+        status.get("podIP") or "<none>", spec.get("nodeName") or "<none>",
+        status.get("nominatedNodeName") or "<none>",
+        f"{sum(1 for g in gates if g.get('conditionType') in met)}/{len(gates)}"
+        if gates else "<none>",
+    ]  # fmt: skip
+
+
+def _node_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printNode: Ready or NotReady (Unknown without the condition), SchedulingDisabled when
+    cordoned; roles from the node-role.kubernetes.io/ labels."""
+    status = obj.get("status") or {}
+    ready = next((c.get("status") for c in status.get("conditions") or []
+                  if c.get("type") == "Ready"), None)  # fmt: skip
+    shown = "Unknown" if ready is None else "Ready" if ready == "True" else "NotReady"
+    if _get(obj, "spec", "unschedulable"):
+        shown += ",SchedulingDisabled"
+    labels = _get(obj, "metadata", "labels") or {}
+    roles = sorted(k.removeprefix(_NODE_ROLE) for k in labels if k.startswith(_NODE_ROLE))
+    if labels.get("kubernetes.io/role"):
+        roles.append(labels["kubernetes.io/role"])
+    info = status.get("nodeInfo") or {}
+    addresses = {a.get("type"): a.get("address") for a in status.get("addresses") or []}
+    return [
+        _name(obj), shown, ",".join(r for r in roles if r) or "<none>", _age(obj, now),
+        info.get("kubeletVersion", ""), addresses.get("InternalIP") or "<none>",
+        addresses.get("ExternalIP") or "<none>", info.get("osImage") or "<unknown>",
+        info.get("kernelVersion") or "<unknown>",
+        info.get("containerRuntimeVersion") or "<unknown>",
+    ]  # fmt: skip
+
+
+_NODE_ROLE = "node-role.kubernetes.io/"
+
+
 def _config_map_cells(obj: Obj, now: datetime) -> list[Any]:
     data = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
     return [_name(obj), data, _age(obj, now)]
@@ -408,6 +465,50 @@ _STATEFUL_SET_COLUMNS = (
     _wide("Images", _IMAGES_DOC),
 )
 
+_REPLICA_SET_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Desired", "integer", "Number of desired pods."),
+    _column("Current", "integer", "Number of actual replicas."),
+    _column("Ready", "integer", "Number of ready replicas."),
+    _AGE_COLUMN,
+    _wide("Containers", _CONTAINERS_DOC),
+    _wide("Images", _IMAGES_DOC),
+    _wide("Selector", "Label selector for pods."),
+)
+
+_POD_COLUMNS = (
+    _NAME_COLUMN,
+    _column(
+        "Ready", description="The aggregate readiness state of this pod for accepting traffic."
+    ),
+    _column("Status", description="The aggregate status of the containers in this pod."),
+    _column(
+        "Restarts",
+        description="The number of times the containers in this pod have been restarted and "
+        "when the last container in this pod has restarted.",
+    ),
+    _AGE_COLUMN,
+    _wide("IP", "podIP address allocated to the pod. Routable at least within the cluster."),
+    _wide("Node", "NodeName indicates in which node this pod is scheduled."),
+    _wide("Nominated Node", "nominatedNodeName is set when this pod preempts other pods."),
+    _wide(
+        "Readiness Gates", "If specified, all readiness gates will be evaluated for pod readiness."
+    ),
+)
+
+_NODE_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Status", description="The status of the node"),
+    _column("Roles", description="The roles of the node"),
+    _AGE_COLUMN,
+    _column("Version", description="Kubelet Version reported by the node."),
+    _wide("Internal-IP", "List of addresses reachable to the node."),
+    _wide("External-IP", "List of addresses reachable to the node."),
+    _wide("OS-Image", "OS Image reported by the node from /etc/os-release."),
+    _wide("Kernel-Version", "Kernel Version reported by the node from 'uname -r'."),
+    _wide("Container-Runtime", "ContainerRuntime Version reported by the node."),
+)
+
 _CONFIG_MAP_COLUMNS = (
     _NAME_COLUMN,
     _column(
@@ -483,6 +584,9 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Secret"): (_SECRET_COLUMNS, _secret_cells),
     ("apps", "Deployment"): (_DEPLOYMENT_COLUMNS, _deployment_cells),
     ("apps", "StatefulSet"): (_STATEFUL_SET_COLUMNS, _stateful_set_cells),
+    ("apps", "ReplicaSet"): (_REPLICA_SET_COLUMNS, _replica_set_cells),
+    ("", "Pod"): (_POD_COLUMNS, _pod_cells),
+    ("", "Node"): (_NODE_COLUMNS, _node_cells),
     ("coordination.k8s.io", "Lease"): (_LEASE_COLUMNS, _lease_cells),
     ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
     # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.

@@ -32,6 +32,7 @@ import itertools
 import json
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, Unpack
@@ -54,6 +55,7 @@ from fleetwarden.store.etcd_client import (
     DELETE,
     Compacted,
     EtcdClient,
+    EtcdSlow,
     EtcdTimeout,
     EtcdTLS,
     EtcdUnavailable,
@@ -69,6 +71,9 @@ _CORE = "core"  # the legacy group's key segment
 _PAGE = 500  # keys per range while listing
 _ATTEMPTS = 32  # plans of one write before giving up on a key that keeps moving
 _RETRY = 0.5  # seconds between attempts to watch again while etcd cannot be reached
+# How long the first list waits for an etcd that is there but does not answer yet (a member
+# still starting, a loaded machine); one that refuses fails the start at once.
+STARTUP_PATIENCE = 60.0
 _R = TypeVar("_R")
 
 
@@ -182,12 +187,23 @@ class EtcdStore(CoreStore):
     # --- the watch cache ---------------------------------------------------------------
 
     def _load(self) -> None:
-        revision = self._seen = self._list_all()
+        revision = self._seen = self._first_list()
         self._follower = threading.Thread(
             target=self._follow, args=(revision,), name="etcd-watch", daemon=True
         )
         self._follower.start()
         self._collect_dangling()
+
+    def _first_list(self) -> int:
+        """The first list, tried again while etcd is slow to answer, for STARTUP_PATIENCE."""
+        deadline = time.monotonic() + STARTUP_PATIENCE
+        while True:
+            try:
+                return self._list_all()
+            except EtcdSlow as err:
+                if time.monotonic() >= deadline:
+                    raise
+                logger.warning("%s; listing again", err)
 
     def _list_all(self, revision: int = 0) -> int:
         """Fill the cache with every object under the prefix at one revision; returns it."""

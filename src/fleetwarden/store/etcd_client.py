@@ -61,6 +61,10 @@ class EtcdUnavailable(StatusError):
     reason = "ServiceUnavailable"
 
 
+class EtcdSlow(EtcdUnavailable):
+    """503: every endpoint is there but none answered in time (none refused)."""
+
+
 class EtcdTimeout(StatusError):
     """504: etcd did not answer in time; a write may or may not have been applied."""
 
@@ -212,7 +216,7 @@ class EtcdClient:
     ) -> Any:
         """One request, to the next endpoint while one cannot serve it; a read that timed
         out is tried on the next one too, a write is not."""
-        last = ""
+        last, slow = "", True
         for _ in self._endpoints:
             endpoint = self._endpoint()
             started = time.monotonic()
@@ -230,12 +234,12 @@ class EtcdClient:
                     raise EtcdTimeout(f"etcd {endpoint.url}: {details or 'timed out'}") from None
                 if not timed_out and code != grpc.StatusCode.UNAVAILABLE:
                     raise StatusError(f"etcd {endpoint.url}: {details or code}") from None
-                last = f"{endpoint.url}: {details or code}"
+                last, slow = f"{endpoint.url}: {details or code}", slow and timed_out
             else:
                 self._observe(operation, time.monotonic() - started)
                 return answer
             self._next(endpoint)
-        raise EtcdUnavailable(f"etcd unavailable: {last}")
+        raise (EtcdSlow if slow else EtcdUnavailable)(f"etcd unavailable: {last}")
 
 
 def _applied_before(answer: Any, value: bytes | None) -> int | None:

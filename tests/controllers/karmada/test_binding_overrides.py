@@ -9,8 +9,10 @@ from typing import Any
 
 from hub_harness import CRB, Hub
 
+from fleetwarden.api.errors import Conflict
 from fleetwarden.api.registry import REGISTRY
 
+WORK = REGISTRY.info("work.karmada.io/v1alpha1", "Work")
 OP = REGISTRY.info("policy.karmada.io/v1alpha1", "OverridePolicy")
 COP = REGISTRY.info("policy.karmada.io/v1alpha1", "ClusterOverridePolicy")
 
@@ -177,3 +179,29 @@ def test_cluster_scoped_templates_take_cluster_override_policies() -> None:
     (work,) = hub.store.list(REGISTRY.info("work.karmada.io/v1alpha1", "Work")).items
     assert work["spec"]["workload"]["manifests"][0]["metadata"]["labels"]["x"] == "y"
     assert hub.store.get(CRB, "system.reader-clusterrole")["metadata"]["name"]
+
+
+def test_a_render_that_fails_after_a_policy_change_is_retried_until_every_work_has_it() -> None:
+    """The policy's re-render writes member1's Work, then member2's write loses a race (in
+    `up`, a create the Work cache had not seen yet): the retry renders member2's too."""
+    hub = Hub(["member1", "member2"])
+    hub.binding(hub.deployment(), [("member1", 1), ("member2", 2)])
+    update, lost = hub.store.update, []
+
+    def losing_once(obj: Obj, **options: Any) -> Obj:
+        if (
+            obj["kind"] == "Work"
+            and obj["metadata"]["namespace"] == "karmada-es-member2"
+            and not lost
+        ):
+            lost.append(obj["metadata"]["name"])
+            raise Conflict(WORK.plural, WORK.group, obj["metadata"]["name"])
+        return update(obj, **options)
+
+    hub.store.update = losing_once  # type: ignore[method-assign]
+    team = [{"overriders": {"labelsOverrider": [{"operator": "add", "value": {"team": "web"}}]}}]
+    hub.store.create(policy("OverridePolicy", "team", team, NGINX))
+    hub.run(5)  # the retry's backoff
+    assert lost
+    labels = {m: hub.manifest(m)["metadata"]["labels"].get("team") for m in ("member1", "member2")}
+    assert labels == {"member1": "web", "member2": "web"}

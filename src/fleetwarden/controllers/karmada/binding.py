@@ -146,6 +146,9 @@ class BindingController:
         revision = _revision(binding)
         if key in self.stale:
             self.stale.discard(key)
+            # What was synced before the policy changed no longer counts: a render that
+            # fails now is retried until one succeeds, whatever the generation.
+            self.synced.pop(key, None)
         elif self.synced.get(key) == revision:
             return DONE
         result = self._sync(binding, ctx)

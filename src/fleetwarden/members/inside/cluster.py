@@ -87,12 +87,18 @@ def _pod_status(pod: Pod, ready: bool) -> dict[str, Any]:
         scheduled = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                      "message": pod.message}  # fmt: skip
         return {"phase": "Pending", "conditions": [scheduled]}
+    containers = [
+        {"name": c.get("name", ""), "image": c.get("image", ""), "ready": ready,
+         "restartCount": 0, "started": True}
+        for c in pod.template.spec.get("containers") or []
+    ]  # fmt: skip
     return {
         "phase": "Running",
         "conditions": [
             {"type": "PodScheduled", "status": "True"},
             {"type": "Ready", "status": str(ready)},
         ],
+        "containerStatuses": containers,
     }
 
 
@@ -194,6 +200,15 @@ class MemberKube:
                 for pod in self._pods_of(workload):
                     self._delete(pod)
                 self._dirty = True
+        self.sync(now)
+
+    def delete_pod(self, namespace: str, name: str, now: datetime) -> None:
+        """A pod deleted through the member's API: its controller makes another."""
+        self.sync(now)
+        pod = self.pods.get((namespace, name))
+        if pod is not None:
+            self._delete(pod)
+            self._dirty = True
         self.sync(now)
 
     # time ------------------------------------------------------------------------------------

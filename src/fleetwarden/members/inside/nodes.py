@@ -23,6 +23,8 @@ from fleetwarden.semantics.quantity import binary_si, decimal_si
 
 DEFAULT_NODE_ALLOCATABLE = {"cpu": "16", "memory": "64Gi", "pods": "110"}
 HOSTNAME_LABEL = "kubernetes.io/hostname"
+# The Kubernetes version simulated members run.
+KUBERNETES_VERSION = "v1.31.0"
 # kube-controller-manager's --node-monitor-grace-period (40 s before Kubernetes 1.32).
 NODE_MONITOR_GRACE_PERIOD = timedelta(seconds=40)
 
@@ -137,6 +139,7 @@ class Node:
                 "allocatable": dict(self.spec.allocatable),
                 "capacity": dict(self.spec.allocatable),
                 "conditions": [{"type": "Ready", "status": ready}],
+                "nodeInfo": {"kubeletVersion": KUBERNETES_VERSION},
             },
         }
 
