@@ -17,6 +17,7 @@ import pytest
 from fleetwarden.admission import AdmissionConfig, default_chain
 from fleetwarden.api.authentication import UserInfo
 from fleetwarden.api.errors import WebhookDenied
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.auth.rbac import RBAC
 
@@ -109,12 +110,22 @@ def admit(
     authorizer: RBAC | None = None,
     user: UserInfo = BOB,
     config: AdmissionConfig | None = None,
+    namespaces: dict[str, dict[str, Any]] | None = None,
 ) -> Resource:
+    """Admitted as `user` under `authorizer`, on a hub with these Namespaces (by name)."""
+
+    def lookup(info: KindInfo, name: str, namespace: str) -> dict[str, Any] | None:
+        assert (info.kind, namespace) == ("Namespace", "")
+        return (namespaces or {}).get(name)
+
     admitted: Resource = (
         default_chain()
-        .review(obj, old, now=NOW, config=config, user=user, authorizer=authorizer or rights())
+        .review(
+            obj, old, now=NOW, config=config, user=user, authorizer=authorizer or rights(),
+            lookup=lookup,
+        )
         .obj
-    )
+    )  # fmt: skip
     return admitted
 
 
@@ -128,9 +139,10 @@ def denied(
     *,
     authorizer: RBAC | None = None,
     config: AdmissionConfig | None = None,
+    namespaces: dict[str, dict[str, Any]] | None = None,
 ) -> WebhookDenied:
     with pytest.raises(WebhookDenied) as err:
-        admit(obj, old, authorizer=authorizer, config=config)
+        admit(obj, old, authorizer=authorizer, config=config, namespaces=namespaces)
     assert err.value.code == 403
     assert err.value.reason == "Forbidden"
     return err.value
@@ -306,6 +318,58 @@ def test_accepting_needs_accept() -> None:
         "kind": "managedclusters/accept",
     }
     admit(cluster("s1", accepted=True), old, authorizer=rights(ACCEPT))
+
+
+def namespace(name: str = "c1", **status_or_metadata: Any) -> dict[str, Any]:
+    deleted = status_or_metadata.get("deletionTimestamp")
+    metadata = {"name": name, **({"deletionTimestamp": deleted} if deleted else {})}
+    phase = status_or_metadata.get("phase", "Active")
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": metadata,
+        "status": {"phase": phase},
+    }
+
+
+def terminating_refusal(name: str = "c1") -> str:
+    return (
+        f'admission webhook "{CLUSTER_WEBHOOK}" denied the request: '
+        f'managedclusters/accept.cluster.open-cluster-management.io "{name}" is forbidden: '
+        f'cluster namespace "{name}" is terminating'
+    )
+
+
+@pytest.mark.parametrize(
+    "being_deleted",
+    [namespace(phase="Terminating"), namespace(deletionTimestamp="2024-05-01T11:00:00Z")],
+)
+def test_accepting_while_the_cluster_namespace_terminates_is_refused(
+    being_deleted: dict[str, Any],
+) -> None:
+    """validateAcceptByClusterNamespace, on create and on update, whoever asks (it comes
+    before the accept review)."""
+    everything = rights(join("s1"), ACCEPT)
+    namespaces = {"c1": being_deleted}
+    refused = denied(cluster("s1", accepted=True), authorizer=everything, namespaces=namespaces)
+    assert refused.message == terminating_refusal()
+    assert refused.status()["details"]["kind"] == "managedclusters/accept"
+    old = stored(cluster("s1"))
+    refused = denied(
+        cluster("s1", accepted=True), old, authorizer=everything, namespaces=namespaces
+    )
+    assert refused.message == terminating_refusal()
+    # Not accepting, nothing to check; an accepted cluster stays accepted.
+    admit(cluster("s1"), old, namespaces=namespaces)
+    accepted = stored(cluster("s1", accepted=True))
+    admit(cluster("s1", accepted=True), accepted, namespaces=namespaces)
+
+
+def test_accepting_with_an_active_or_missing_cluster_namespace() -> None:
+    everything = rights(join("s1"), ACCEPT)
+    admit(cluster("s1", accepted=True), authorizer=everything, namespaces={"c1": namespace()})
+    other = {"c2": namespace("c2", phase="Terminating")}
+    admit(cluster("s1", accepted=True), authorizer=everything, namespaces=other)
 
 
 def test_accept_in_the_cluster_group_does_not_count() -> None:

@@ -7,6 +7,7 @@ pkg/work/webhook/common/validator_test.go.
 from __future__ import annotations
 
 import copy
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -135,6 +136,67 @@ def test_manifests_over_the_size_limit_are_refused() -> None:
     big = config_map()
     big["data"] = {"a": "x" * 500 * 1024}
     assert denial(work(big)).endswith("bytes which exceeds the 512000 limit")
+
+
+def sized(json_length: int) -> dict[str, Any]:
+    """A ConfigMap whose compact JSON is that long."""
+    manifest = config_map()
+    manifest["data"] = {"a": ""}
+    padding = json_length - len(json.dumps(manifest, separators=(",", ":")))
+    manifest["data"]["a"] = "x" * padding
+    return manifest
+
+
+def test_the_size_is_counted_as_the_manifests_protobuf_size() -> None:
+    """Manifest.Size(): 1 byte of tag and 3 of length besides 511996 bytes of JSON make the
+    limit exactly; one more byte of JSON is over it."""
+    admit(work(sized(511996)))
+    assert denial(work(sized(511997))) == (
+        "the size of manifests is 512001 bytes which exceeds the 512000 limit"
+    )
+    # Two manifests of 255998 bytes: 2 × (1 + 255998 + 3) = 512004.
+    other = sized(255998)
+    other["metadata"]["name"] = "cm2"
+    assert denial(work(sized(255998), other)) == (
+        "the size of manifests is 512004 bytes which exceeds the 512000 limit"
+    )
+
+
+@pytest.mark.parametrize("kind", [None, "", 5])
+def test_a_manifest_without_a_kind_is_refused(kind: Any) -> None:
+    """validateManifest: unstructured's decoding refuses an object without a kind."""
+    manifest: dict[str, Any] = {"apiVersion": "v1", "metadata": {"name": "cm1"}}
+    if kind is not None:
+        manifest["kind"] = kind
+    raw = json.dumps(manifest, separators=(",", ":"))
+    assert denial(work(config_map("cm0"), manifest)) == f"Object 'Kind' is missing in '{raw}'"
+
+
+def cel_rule(**rule: Any) -> dict[str, Any]:
+    identifier = {"resource": "configmaps", "name": "cm1", "namespace": "default"}
+    return {"resourceIdentifier": identifier, "conditionRules": [rule]}
+
+
+def test_a_cel_condition_rule_needs_a_condition() -> None:
+    """The CRD's x-kubernetes-validations on conditionRules, in a work and in a replica
+    set's template."""
+    rule = cel_rule(type="CEL", condition="", celExpressions=["true"])
+    with pytest.raises(Invalid) as err:
+        admit(work(config_map(), manifestConfigs=[rule]))
+    assert [str(e) for e in err.value.errors] == [
+        'spec.manifestConfigs[0].conditionRules[0]: Invalid value: "object": '
+        "Condition is required for CEL rules"
+    ]
+    template = {"workload": {"manifests": [config_map()]}, "manifestConfigs": [rule]}
+    with pytest.raises(Invalid) as err:
+        admit(replica_set({"name": "p"}, manifestWorkTemplate=template))
+    assert [str(e) for e in err.value.errors] == [
+        "spec.manifestWorkTemplate.manifestConfigs[0].conditionRules[0]: Invalid value: "
+        '"object": Condition is required for CEL rules'
+    ]
+    # WellKnownConditions needs none by this rule; a CEL rule with a condition passes.
+    admit(work(config_map(), manifestConfigs=[cel_rule(type="WellKnownConditions", condition="")]))
+    admit(work(config_map(), manifestConfigs=[cel_rule(type="CEL", condition="Ready")]))
 
 
 def executor(name: str = "sa1") -> dict[str, Any]:

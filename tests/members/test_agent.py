@@ -58,7 +58,9 @@ def eventually(check: Callable[[], T | None], timeout: float = 10) -> T:
 def client(tmp_path: Path, admin_client: Callable[[Hub], Client]) -> Iterator[Client]:
     hub = Hub(tmp_path, Serving(port=0), SETTINGS)
     hub.start()
-    yield admin_client(hub)
+    client = admin_client(hub)
+    yield client
+    client.close()  # before the hub stops: else its server waits for the client's requests
     hub.stop()
 
 
@@ -75,6 +77,7 @@ def start_agent(client: Client) -> Iterator[Callable[..., Agent]]:
     yield start
     for agent in agents:
         agent.stop()
+        agent.client.close()  # its watches open, the hub's server would wait them out
 
 
 def condition(client: Client, name: str, type_: str = "Ready") -> dict[str, Any] | None:
@@ -249,24 +252,31 @@ def test_a_push_agent_is_probed_by_the_hub_and_unreachable_once_it_stops(
 
 def test_a_remote_store_merges_the_watches_of_its_scope(client: Client) -> None:
     client.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "seen"}})
-    store = RemoteStore(client.copy(), {CONFIG_MAP: View("seen"), CLUSTER: View()})
-    watch = store.watch(resource_version=str(store.resource_version))
-    try:
-        client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": "elsewhere", "namespace": "default"}})  # fmt: skip
-        client.create({"apiVersion": "v1", "kind": "ConfigMap",
-                       "metadata": {"name": "cm", "namespace": "seen"}})  # fmt: skip
-        client.create(
-            {"apiVersion": CLUSTER.api_version, "kind": "Cluster",
-             "metadata": {"name": "member9"}, "spec": {"syncMode": "Pull"}},
-            info=CLUSTER,
-        )  # fmt: skip
-        events = iter(watch)
-        seen = {(e.collection, e.object["metadata"]["name"]) for e in (next(events), next(events))}
-    finally:
-        watch.close()
-    assert seen == {("/configmaps", "cm"), ("cluster.karmada.io/clusters", "member9")}
-    assert [o["metadata"]["name"] for o in store.list(CONFIG_MAP).items] == ["cm"]
+    # Closed before the hub stops: else its server waits for the watches.
+    with client.copy() as agent_client:
+        store = RemoteStore(agent_client, {CONFIG_MAP: View("seen"), CLUSTER: View()})
+        watch = store.watch(resource_version=str(store.resource_version))
+        try:
+            client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "elsewhere", "namespace": "default"}})  # fmt: skip
+            client.create({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "cm", "namespace": "seen"}})  # fmt: skip
+            client.create(
+                {"apiVersion": CLUSTER.api_version, "kind": "Cluster",
+                 "metadata": {"name": "member9"}, "spec": {"syncMode": "Pull"}},
+                info=CLUSTER,
+            )  # fmt: skip
+            # The hub's controllers may write member9 again before cm's event comes.
+            wanted = {("/configmaps", "cm"), ("cluster.karmada.io/clusters", "member9")}
+            seen: set[tuple[str, str]] = set()
+            for event in watch:
+                seen.add((event.collection, event.object["metadata"]["name"]))
+                if wanted <= seen:
+                    break
+        finally:
+            watch.close()
+        assert seen == wanted  # nothing out of scope (ConfigMap "elsewhere") came before
+        assert [o["metadata"]["name"] for o in store.list(CONFIG_MAP).items] == ["cm"]
 
 
 def test_a_remote_watch_too_far_behind_is_expired() -> None:

@@ -23,9 +23,12 @@ from fleetwarden.cli.serving import Serving
 from fleetwarden.cli.up import Hub, agent_flags, fleetwarden_command
 from fleetwarden.client.client import Client
 from fleetwarden.client.kubeconfig import write_kubeconfig
+from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.members.agent import Agent
 from fleetwarden.members.kube import KubeCluster, sum_quantities
 from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.custom_kinds import CustomKinds
+from fleetwarden.runtime.manager import ControllerManager, RealDriver
 from fleetwarden.server import Server, create_app
 from fleetwarden.store import MemoryStore
 
@@ -41,14 +44,28 @@ SPACE = "karmada-es-member1"
 
 class Member:
     """The member cluster: an API server over a store the tests read and write directly,
-    as the member's own controllers would."""
+    as the member's own controllers would; its CRD controllers serve the kinds its CRDs
+    define, as a cluster's apiextensions-apiserver does."""
 
     def __init__(self, tmp_path: Path) -> None:
-        self.store = MemoryStore()
-        self.server = Server(create_app(self.store, default_chain(), RealClock()))
+        self.registry = REGISTRY.overlay()
+        self.store = MemoryStore(kinds=self.registry.info)
+        self.custom_kinds = CustomKinds(self.store, self.registry)
+        manager = ControllerManager(self.store, RealClock(), registry=self.registry)
+        for controller in apiextensions_controllers():
+            manager.add(controller)
+        self.controllers = RealDriver(manager)
+        chain = default_chain(self.registry)
+        self.server = Server(create_app(self.store, chain, RealClock()))
         self.server.start()
+        self.controllers.start()
         self.kubeconfig = tmp_path / "member.kubeconfig"
         write_kubeconfig(self.kubeconfig, self.server.url)
+
+    def stop(self) -> None:
+        self.controllers.stop()
+        self.server.stop()
+        self.custom_kinds.close()
 
     def deployment(self, name: str = "nginx") -> dict[str, Any]:
         return self.store.get(DEPLOYMENT, name, "default")
@@ -70,7 +87,7 @@ class Member:
 def member(tmp_path: Path) -> Iterator[Member]:
     running = Member(tmp_path)
     yield running
-    running.server.stop()
+    running.stop()
 
 
 @pytest.fixture
@@ -84,7 +101,9 @@ def kube(member: Member) -> Iterator[KubeCluster]:
 def hub(tmp_path: Path, admin_client: Callable[[Hub], Client]) -> Iterator[Client]:
     running = Hub(tmp_path / "hub", Serving(port=0), SETTINGS)
     running.start()
-    yield admin_client(running)
+    client = admin_client(running)
+    yield client
+    client.close()  # before the hub stops: else its server waits for the client's requests
     running.stop()
 
 
@@ -103,6 +122,7 @@ def join(hub: Client, kube: KubeCluster) -> Iterator[Callable[..., Agent]]:
     yield start
     for agent in agents:
         agent.stop()
+        agent.client.close()  # its watches open, the hub's server would wait them out
 
 
 def deployment(replicas: int = 2, **metadata: Any) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.server.namespaces import require_namespace
 
+from .conftest import Api
+
 CONFIGMAPS = REGISTRY.info("v1", "ConfigMap")
 
 
@@ -65,3 +67,24 @@ def test_a_terminating_namespace_in_the_cache_refuses_new_content() -> None:
     store = Namespaces({"team": terminating("team")}, {"team": terminating("team")})
     with pytest.raises(Forbidden, match="because it is being terminated"):
         require_namespace(store, CONFIGMAPS, new_configmap("team"))  # type: ignore[arg-type]
+
+
+def test_the_api_server_lets_the_cluster_webhook_read_a_terminating_namespace(api: Api) -> None:
+    """OCM's ManagedCluster webhook reads the cluster's namespace through the server's store:
+    a namespace held by a finalizer while it is deleted refuses the cluster's acceptance."""
+    held = {"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "c1", "finalizers": ["example.com/hold"]}}  # fmt: skip
+    assert api.post("/api/v1/namespaces", held).status == 201
+    assert api.delete("/api/v1/namespaces/c1").status == 200
+    accepted = {"apiVersion": "cluster.open-cluster-management.io/v1", "kind": "ManagedCluster",
+                "metadata": {"name": "c1"}, "spec": {"hubAcceptsClient": True}}  # fmt: skip
+    reply = api.post("/apis/cluster.open-cluster-management.io/v1/managedclusters", accepted)
+    assert (reply.status, reply.json["message"]) == (
+        403,
+        'admission webhook "managedclustervalidators.admission.cluster.open-cluster-management.io"'
+        ' denied the request: managedclusters/accept.cluster.open-cluster-management.io "c1" is'
+        ' forbidden: cluster namespace "c1" is terminating',
+    )
+    accepted["metadata"]["name"] = "c2"
+    reply = api.post("/apis/cluster.open-cluster-management.io/v1/managedclusters", accepted)
+    assert reply.status == 201

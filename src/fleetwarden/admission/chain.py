@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from fleetwarden.admission.undeclared import prune_undeclared
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Attributes, Authorizer
-from fleetwarden.api.errors import ErrorList, Invalid
+from fleetwarden.api.errors import ErrorList, Invalid, NotFound
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry
@@ -68,6 +68,13 @@ class Request:
     authorizer: Authorizer | None = None
     # The subresource an update is written through (status, approval), if any.
     subresource: str | None = None
+    # What a webhook reads of the hub (upstream's read through its kube client).
+    lookup: Lookup | None = None
+
+    def stored(self, info: KindInfo, name: str, namespace: str = "") -> Mapping[str, Any] | None:
+        """The stored object of that kind and name, None when there is none or nothing to
+        read it from (the chain run without a store)."""
+        return self.lookup(info, name, namespace) if self.lookup else None
 
     def allowed(self, attributes: Attributes) -> bool:
         """Whether the sender may do this too (a SubjectAccessReview, as a webhook asks);
@@ -86,6 +93,22 @@ class Request:
     def invalid(self, errors: ErrorList) -> Invalid:
         """The 422 naming this object; a mutating webhook raises it to deny the request."""
         return Invalid(self.info.kind, self.info.group, self.obj.metadata.name, errors)
+
+
+# A stored object by kind, name and namespace; None when there is none.
+Lookup = Callable[[KindInfo, str, str], Mapping[str, Any] | None]
+
+
+def lookup_in(get: Callable[[KindInfo, str, str], Mapping[str, Any]]) -> Lookup:
+    """The Lookup of a store's `get`, which raises NotFound."""
+
+    def lookup(info: KindInfo, name: str, namespace: str) -> Mapping[str, Any] | None:
+        try:
+            return get(info, name, namespace)
+        except NotFound:
+            return None
+
+    return lookup
 
 
 Mutate = Callable[[Request], None]
@@ -131,9 +154,12 @@ class AdmissionChain:
         config: AdmissionConfig | None = None,
         user: UserInfo = ADMIN,
         authorizer: Authorizer | None = None,
+        lookup: Lookup | None = None,
     ) -> Resource:
         """The object as it would be stored, or Invalid naming every broken rule."""
-        request = self.review(obj, old, now=now, config=config, user=user, authorizer=authorizer)
+        request = self.review(
+            obj, old, now=now, config=config, user=user, authorizer=authorizer, lookup=lookup
+        )
         admitted: Resource = request.obj
         return admitted
 
@@ -147,6 +173,7 @@ class AdmissionChain:
         user: UserInfo = ADMIN,
         authorizer: Authorizer | None = None,
         subresource: str | None = None,
+        lookup: Lookup | None = None,
     ) -> Request:
         """`admit`, handing back the request as admission left it: its `obj` the object as
         it would be stored (a mutating plugin may have replaced it), and what else the
@@ -167,7 +194,7 @@ class AdmissionChain:
             typed.metadata.namespace = DEFAULT_NAMESPACE
         request = Request(
             typed, old, info, now, config or AdmissionConfig(), pruned,
-            user=user, authorizer=authorizer, subresource=subresource,
+            user=user, authorizer=authorizer, subresource=subresource, lookup=lookup,
         )  # fmt: skip
         for plugin in plugins:
             if plugin.mutate:

@@ -71,8 +71,9 @@ def agent(
     member_kubeconfig: Annotated[
         str | None,
         typer.Option(
-            help="A real member cluster's kubeconfig: the Works are applied there, and its "
-            "status is reported (default: a simulated member)."
+            help="A real member cluster's kubeconfig: the Works (or, in ocm mode, the "
+            "ManifestWorks) are applied there, and its status is reported (default: a "
+            "simulated member)."
         ),
     ] = None,
     accept: Annotated[
@@ -139,8 +140,9 @@ def agent(
     endpoint served here, which the hub probes. Either way the Works of its execution
     space are applied to the member, and their status and health reported. OCM mode
     creates the ManagedCluster, and once the hub accepted it renews its lease and reports
-    its status, as the klusterlet's registration agent does. The member is simulated in
-    this process, or the real cluster of --member-kubeconfig.
+    its status, as the klusterlet's registration agent does, and applies the ManifestWorks
+    of its namespace, as its work agent does. The member is simulated in this process, or
+    the real cluster of --member-kubeconfig.
     """
     from fleetwarden.cli.member_api import MemberApiServer
     from fleetwarden.client.client import Client

@@ -21,8 +21,8 @@ the real-time driver over the hub's API (members/remote.py):
   or `OcmJoin.accept` plays that admin), waits for HubAcceptedManagedCluster, then renews
   `managed-cluster-lease` and reports Joined, Available, resources, version and the
   member's cluster claims; and, as the klusterlet's work agent, applies the ManifestWorks
-  of its cluster's namespace to a simulated member (members/work_agent.py). A real member
-  (`--member-kubeconfig`) gets no ManifestWork applied yet.
+  of its cluster's namespace to the member (members/work_agent.py): a real member
+  (`--member-kubeconfig`) gets the AppliedManifestWork CRD, as the klusterlet installs it.
 
 A simulated member given nodes runs its workloads' pods on them (members/inside/), and with
 a MemberApiStore publishes its objects there and takes users' Node and Pod edits from it,
@@ -216,11 +216,13 @@ class Agent:
 
     def _agents(self, register: Registration, api: MemberApiStore | None) -> MemberAgents:
         """A simulated member's control plane runs before its agents (and its API, if
-        served, follows it); a real one runs by itself."""
+        served, follows it); a real one runs by itself. The hub's URL names the
+        AppliedManifestWorks of the OCM work agent."""
+        hub_url = self.client.server
         if not isinstance(self.member, SimulatedCluster):
-            return MemberAgents({self.name: self.member}, register)
+            return MemberAgents({self.name: self.member}, register, hub_url)
         apis = {self.name: api} if api is not None else None
-        return RunningMembers({self.name: self.member}, register, apis)
+        return RunningMembers({self.name: self.member}, register, apis, hub_url)
 
     def start(self) -> None:
         if self.endpoint is not None:

@@ -1,5 +1,6 @@
 """A real member cluster, reached through the official `kubernetes` client: what
-karmada-agent's controllers do with their member (`fleetwarden agent --member-kubeconfig`).
+karmada-agent's controllers, and OCM's klusterlet agents, do with their member
+(`fleetwarden agent --member-kubeconfig`).
 
 - probe: the cluster status controller's health check: `/readyz`, then `/healthz` where
   there is no `/readyz`; a member that does not answer at all is offline.
@@ -20,6 +21,9 @@ karmada-agent's controllers do with their member (`fleetwarden agent --member-ku
 - delete: a Work's objects are deleted in the background (as objectwatcher.Delete does,
   for Jobs' pods), except those Karmada does not manage; so are the objects of a Work that
   is gone without that (its finalizer dropped by hand), unless it preserved them.
+- spoke: the member's objects as OCM's work agent reads and writes them (KubeSpoke; the
+  rules are members/work_agent.py's, the same as for a simulated member), once the
+  AppliedManifestWork CRD is installed on it, as the klusterlet installs it.
 
 Arbitrary kinds are found with the dynamic client's discovery. Nothing here is kept
 across restarts, nor needs to be: a Work deleted while the agent was down keeps its
@@ -28,6 +32,7 @@ finalizer until the agent, back, has deleted the objects the Work lists.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import tempfile
@@ -60,7 +65,9 @@ from fleetwarden.api.karmada.work import (
     MANAGED_LABELS_ANNOTATION,
     Work,
 )
+from fleetwarden.api.ocm import work as workv1
 from fleetwarden.members.simulated import AppliedWork, api_enablements
+from fleetwarden.members.work_agent import APPLIED_MANIFEST_WORK, ObjectRef, Spoke, SpokeError
 from fleetwarden.runtime.finalizers import CONFLICT_ATTEMPTS
 from fleetwarden.semantics.cluster_health import MemberReport, Probe
 from fleetwarden.semantics.quantity import binary_si, decimal_si, milli_value, parse_quantity
@@ -127,6 +134,7 @@ class KubeCluster:
         # objectwatcher's version record: the Work uid and generation an object was last
         # applied from, and the object's generation then.
         self._synced: dict[_Ref, tuple[str, int, int]] = {}
+        self._applied_manifest_works_served = False
 
     @classmethod
     def from_kubeconfig(cls, path: str, context: str | None = None) -> KubeCluster:
@@ -171,7 +179,7 @@ class KubeCluster:
     def _cluster_claims(self) -> dict[str, str]:
         with self._lock:
             try:
-                resource = self._resource(_CLUSTER_CLAIMS)
+                resource = self._resource(_CLUSTER_CLAIMS.api_version, kind=_CLUSTER_CLAIMS.kind)
             except ResourceNotFoundError:
                 return {}
             listed = self._call(resource.get)
@@ -283,7 +291,7 @@ class KubeCluster:
                     raise
 
     def _sync(self, ref: _Ref, desired: dict[str, Any], work: Work) -> dict[str, Any]:
-        resource = self._resource(ref)
+        resource = self._resource(ref.api_version, kind=ref.kind)
         namespace = ref.namespace if resource.namespaced else None
         try:
             current = self._call(resource.get, name=ref.name, namespace=namespace)
@@ -300,7 +308,7 @@ class KubeCluster:
     def _delete(self, ref: _Ref) -> bool:
         """objectwatcher.Delete: True once the object is gone or is not Karmada's."""
         try:
-            resource = self._resource(ref)
+            resource = self._resource(ref.api_version, kind=ref.kind)
             namespace = ref.namespace if resource.namespaced else None
             if _managed(self._call(resource.get, name=ref.name, namespace=namespace)):
                 self._call(resource.delete, name=ref.name, namespace=namespace, body=_BACKGROUND)
@@ -316,21 +324,119 @@ class KubeCluster:
         self._synced[ref] = _version_record(work, obj)
         return obj
 
-    def _resource(self, ref: _Ref) -> Any:
-        """The kind's API resource, by discovery (looked up again when it is not known)."""
+    def _resource(self, api_version: str, **which: str) -> Any:
+        """An API resource, by its kind or its (plural) name; found by discovery, which is
+        read again when it does not know it."""
         if self._dynamic is None:
             cache = Path(self._discovery.name) / "discovery.json"
             self._dynamic = DynamicClient(  # type: ignore[no-untyped-call]  # the client's gap
                 self.api, cache_file=str(cache)
             )
-        return self._dynamic.resources.get(api_version=ref.api_version, kind=ref.kind)
+        return self._dynamic.resources.get(api_version=api_version, **which)
 
     def _call(self, method: Callable[..., Any], **kwargs: Any) -> dict[str, Any]:
         """A dynamic client call, its answer as a plain dict."""
         answer: dict[str, Any] = method(**kwargs, serializer=_plain, _request_timeout=self.timeout)
         return answer
 
+    # OCM's work agent ---------------------------------------------------------------------
 
+    def spoke(self, now: datetime) -> Spoke:
+        """The member's API as OCM's work agent uses it. The AppliedManifestWork CRD is
+        installed first where the member lacks it, as the klusterlet installs it."""
+        if not self._applied_manifest_works_served:
+            self._applied_manifest_works_served = _tolerant(
+                "AppliedManifestWork CRD", self._install_applied_manifest_works, False
+            )
+        return KubeSpoke(self)
+
+    def _install_applied_manifest_works(self) -> bool:
+        """True once the member serves AppliedManifestWorks (a new CRD: on a later look)."""
+        with self._lock:
+            try:
+                self._resource(f"{workv1.GROUP}/{workv1.VERSION}", kind=APPLIED_MANIFEST_WORK)
+            except ResourceNotFoundError:
+                crds = self._resource("apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
+                with contextlib.suppress(ConflictError):  # another agent created it
+                    self._call(crds.create, body=APPLIED_MANIFEST_WORK_CRD)
+                return False
+        return True
+
+
+class KubeSpoke:
+    """A real member's API as OCM's work agent uses it (work_agent.Spoke), through the
+    KubeCluster's dynamic client, one request at a time. What the member refuses, or does
+    not answer, raises SpokeError with its message."""
+
+    def __init__(self, cluster: KubeCluster) -> None:
+        self.cluster = cluster
+
+    def get(self, ref: ObjectRef) -> dict[str, Any] | None:
+        try:
+            return self._request(ref, "get")
+        except (NotFoundError, ResourceNotFoundError):
+            return None
+
+    def create(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self._request(ref, "create", body=obj)
+        except ResourceNotFoundError as exc:
+            raise SpokeError(_failure(_ref(obj), exc)) from None
+
+    def update(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        return self._request(ref, "replace", body=obj)
+
+    def update_status(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        return self._request(ref, "replace", body=obj, subresource="status")
+
+    def delete(self, ref: ObjectRef) -> None:
+        with contextlib.suppress(NotFoundError, ResourceNotFoundError):
+            self._request(ref, "delete", body=_BACKGROUND)
+
+    def _request(
+        self, ref: ObjectRef, verb: str, subresource: str = "", **kwargs: Any
+    ) -> dict[str, Any]:
+        """The verb on the object, or on its subresource. Not found (the object, or its
+        kind) passes through; anything else the member says is a SpokeError."""
+        api_version = f"{ref.group}/{ref.version}" if ref.group else ref.version
+        with self.cluster._lock:
+            try:
+                resource = self.cluster._resource(api_version, name=ref.resource)
+                if resource.namespaced and not ref.namespace:
+                    # Go's dynamic client asks for the cluster-scoped path, which is not there.
+                    raise SpokeError("the server could not find the requested resource")
+                namespace = ref.namespace if resource.namespaced else None
+                target = resource.subresources[subresource] if subresource else resource
+                method = getattr(target, verb)
+                if verb in ("get", "delete"):
+                    kwargs["name"] = ref.name
+                return self.cluster._call(method, namespace=namespace, **kwargs)
+            except (NotFoundError, ResourceNotFoundError):
+                raise
+            except _FAILURES as exc:
+                raise SpokeError(_message(exc)) from None
+
+
+# What the klusterlet installs on its member for the work agent's bookkeeping: upstream's
+# CRD (work/v1/0000_01_work.open-cluster-management.io_appliedmanifestworks.crd.yaml), its
+# schema kept open.
+_OPEN = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+APPLIED_MANIFEST_WORK_CRD: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": f"appliedmanifestworks.{workv1.GROUP}"},
+    "spec": {
+        "group": workv1.GROUP,
+        "names": {"kind": APPLIED_MANIFEST_WORK, "listKind": "AppliedManifestWorkList",
+                  "plural": "appliedmanifestworks", "singular": "appliedmanifestwork"},
+        "scope": "Cluster",
+        "versions": [{
+            "name": workv1.VERSION, "served": True, "storage": True, "subresources": {"status": {}},
+            "schema": {"openAPIV3Schema": {"type": "object",
+                                           "properties": {"spec": _OPEN, "status": _OPEN}}},
+        }],
+    },
+}  # fmt: skip
 _CLUSTER_CLAIMS = _Ref("cluster.open-cluster-management.io/v1alpha1", "ClusterClaim", "", "")
 _BACKGROUND = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"}
 

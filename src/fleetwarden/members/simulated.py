@@ -404,6 +404,9 @@ class SimulatedSpoke:
         self.cluster.objects[_spoke_key(ref)] = _SpokeObject({**obj, "metadata": metadata}, since)
         return self.get(ref) or {}
 
+    def update_status(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        return self.update(ref, obj)
+
     def delete(self, ref: ObjectRef) -> None:
         self.cluster.objects.pop(_spoke_key(ref), None)
 
@@ -441,17 +444,21 @@ Registration = Callable[[str], dict[str, Any]]
 class MemberAgents:
     """The agents of member clusters, as one controller keyed by member name; `register`
     gives the object an agent creates when its cluster is on the hub in neither dialect
-    (karmada-agent's Pull Cluster unless told otherwise)."""
+    (karmada-agent's Pull Cluster unless told otherwise); `hub_url` is the hub's address
+    as the agents reach it (its hash names their AppliedManifestWorks)."""
 
     controller_name = "member-agents"
 
     def __init__(
-        self, members: Mapping[str, MemberCluster], register: Registration | None = None
+        self,
+        members: Mapping[str, MemberCluster],
+        register: Registration | None = None,
+        hub_url: str = SIMULATED_HUB_URL,
     ) -> None:
         self.clusters = dict(members)
         self._register = register or pull_cluster
         self._agents = {name: _Agent() for name in members}
-        self._hub_hash = hub_hash(SIMULATED_HUB_URL)
+        self._hub_hash = hub_hash(hub_url)
 
     def backs(self, name: str) -> bool:
         return name in self.clusters
@@ -554,10 +561,11 @@ class RunningMembers(MemberAgents):
         members: Mapping[str, SimulatedCluster],
         register: Registration | None = None,
         apis: Mapping[str, MemberApiStore] | None = None,
+        hub_url: str = SIMULATED_HUB_URL,
     ) -> None:
         self.members = dict(members)
         self.apis = dict(apis or {})
-        super().__init__(self.members, register)
+        super().__init__(self.members, register, hub_url)
 
     def reconcile(self, key: str, ctx: Context) -> Result:
         member, now = self.members.get(key), ctx.clock.now()

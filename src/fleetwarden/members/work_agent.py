@@ -20,9 +20,15 @@ finalizer, manifestwork, appliedmanifestwork and available-status controllers):
   deleted from the member when the work owned it alone (another work's owner reference
   keeps it, with ours removed), and left when it does not own it.
 
-A ManifestWork being deleted has its applied objects deleted by the same rule, then its
-AppliedManifestWork, then its finalizer released. Status is read again every
-STATUS_SYNC_INTERVAL, the agent's default `--status-sync-interval`, as upstream polls.
+A ManifestWork being deleted has its applied objects deleted (in the background) by the
+same rule; once none is left (an object's finalizers may hold it a while), its
+AppliedManifestWork goes, then its finalizer is released. Status is read again every
+STATUS_SYNC_INTERVAL, the agent's default `--status-sync-interval`, as upstream polls. A
+member that refuses the agent's bookkeeping or does not answer leaves the work as it is
+until the next pass.
+
+The member is a Spoke: a simulated one (members/simulated.py) or a real cluster through
+the kubernetes client (members/kube.py), the same rules for both.
 
 A manifest whose Complete condition is true is still updated (upstream leaves it alone).
 ServerSideApply reports no conflicts: the simulated member tracks no field managers.
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -57,7 +64,12 @@ from fleetwarden.runtime.status import update_status_if_changed
 from fleetwarden.semantics.conditions import set_status_condition
 from fleetwarden.semantics.jsonpath import JSONPathError, compile_path
 
+logger = logging.getLogger(__name__)
+
 STATUS_SYNC_INTERVAL = timedelta(seconds=10)
+# How soon a deleted work whose objects are still being deleted (their finalizers hold
+# them) looks again; upstream backs off from 50 ms to a minute.
+PENDING_DELETION_RECHECK = timedelta(seconds=1)
 APPLIED_MANIFEST_WORK = "AppliedManifestWork"
 
 # resourceApplyOrder: kinds applied first (lower rank); others after them, in spec order.
@@ -125,7 +137,13 @@ class Spoke(Protocol):
 
     def update(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]: ...
 
-    def delete(self, ref: ObjectRef) -> None: ...
+    def update_status(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        """The object's status written (its status subresource)."""
+        ...
+
+    def delete(self, ref: ObjectRef) -> None:
+        """Deleted in the background; an object with finalizers stays until they go."""
+        ...
 
 
 def hub_hash(hub_url: str) -> str:
@@ -150,18 +168,29 @@ def sync_manifest_works(
     """Every ManifestWork of the cluster, applied or finalized; when to look again."""
     wakeups = []
     for work in works:
-        if work.metadata.deletion_timestamp is not None:
-            _finalize(spoke, work, hub, ctx)
-            continue
-        if workv1.MANIFEST_WORK_FINALIZER not in (work.metadata.finalizers or []):
-            # add_finalizer_controller: its update brings the work back for the rest.
-            _set_finalizers(
-                work, [*(work.metadata.finalizers or []), workv1.MANIFEST_WORK_FINALIZER], ctx
-            )
-            continue
-        _sync(spoke, work, hub, ctx, now)
-        wakeups.append(now + STATUS_SYNC_INTERVAL)
+        try:
+            wakeups += _sync_work(spoke, work, hub, ctx, now)
+        except SpokeError as err:
+            # The member refused the agent's bookkeeping, or did not answer: the work is
+            # tried again at the agent's pace, its status left as it was.
+            logger.info("ManifestWork %s/%s: %s", work.namespace, work.name, err)
+            wakeups.append(now + STATUS_SYNC_INTERVAL)
     return wakeups
+
+
+def _sync_work(
+    spoke: Spoke, work: ManifestWork, hub: str, ctx: Context, now: datetime
+) -> list[datetime]:
+    if work.metadata.deletion_timestamp is not None:
+        return _finalize(spoke, work, hub, ctx, now)
+    if workv1.MANIFEST_WORK_FINALIZER not in (work.metadata.finalizers or []):
+        # add_finalizer_controller: its update brings the work back for the rest.
+        _set_finalizers(
+            work, [*(work.metadata.finalizers or []), workv1.MANIFEST_WORK_FINALIZER], ctx
+        )
+        return []
+    _sync(spoke, work, hub, ctx, now)
+    return [now + STATUS_SYNC_INTERVAL]
 
 
 def _set_finalizers(work: ManifestWork, finalizers: list[str], ctx: Context) -> None:
@@ -384,11 +413,20 @@ def _track_applied_resources(
     gone = [r for r in applied.status.applied_resources or [] if _key(r) not in kept]
     _delete_applied(spoke, gone, owner)
     now_applied.sort(key=lambda r: (r.group, r.version, r.resource, r.namespace, r.name))
-    resources = [r.to_dict() for r in now_applied] or None
+    _set_applied_resources(spoke, applied, now_applied)
+
+
+def _set_applied_resources(
+    spoke: Spoke,
+    applied: workv1.AppliedManifestWork,
+    resources: list[AppliedManifestResourceMeta],
+) -> None:
+    listed = [r.to_dict() for r in resources] or None
     obj = applied.to_dict()
-    if obj.get("status", {}).get("appliedResources") != resources:
-        obj["status"] = {**obj.get("status", {}), "appliedResources": resources}
-        spoke.update(applied_ref(applied.spec.hub_hash, applied.spec.manifest_work_name), obj)
+    if obj.get("status", {}).get("appliedResources") != listed:
+        obj["status"] = {**obj.get("status", {}), "appliedResources": listed}
+        ref = applied_ref(applied.spec.hub_hash, applied.spec.manifest_work_name)
+        spoke.update_status(ref, obj)
 
 
 def _applied_meta(
@@ -406,10 +444,11 @@ def _key(resource: AppliedManifestResourceMeta) -> tuple[str, ...]:
 
 def _delete_applied(
     spoke: Spoke, resources: Iterable[AppliedManifestResourceMeta], owner: dict[str, Any]
-) -> None:
+) -> list[AppliedManifestResourceMeta]:
     """DeleteAppliedResources: skip what the work does not own (orphaned, read only, or
     made again since); drop only our reference where another AppliedManifestWork owns it
-    too; delete the rest."""
+    too; delete the rest. What is still there, being deleted, is pending."""
+    pending = []
     for resource in resources:
         obj = spoke.get(_ref(resource))
         if obj is None:
@@ -422,22 +461,38 @@ def _delete_applied(
         if any(o.get("kind") == APPLIED_MANIFEST_WORK for o in others):
             spoke.update(_ref(resource), _with_owner(obj, owner, owned=False))
         elif resource.uid == metadata.get("uid"):
-            spoke.delete(_ref(resource))
+            if not metadata.get("deletionTimestamp"):
+                spoke.delete(_ref(resource))
+            if spoke.get(_ref(resource)) is not None:  # its finalizers hold it
+                pending.append(resource)
+    return pending
 
 
-def _finalize(spoke: Spoke, work: ManifestWork, hub: str, ctx: Context) -> None:
-    """manifestwork_finalize and appliedmanifestwork_finalize: the applied objects, then the
-    AppliedManifestWork, then the work's finalizer."""
+def _finalize(
+    spoke: Spoke, work: ManifestWork, hub: str, ctx: Context, now: datetime
+) -> list[datetime]:
+    """manifestwork_finalize and appliedmanifestwork_finalize: the applied objects, then
+    (once they are gone) the AppliedManifestWork, then the work's finalizer."""
     if workv1.MANIFEST_WORK_FINALIZER not in (work.metadata.finalizers or []):
-        return
+        return []
     ref = applied_ref(hub, work.name)
     existing = spoke.get(ref)
     if existing is not None:
         applied = workv1.AppliedManifestWork.model_validate(existing)
-        _delete_applied(spoke, applied.status.applied_resources or [], _owner(applied))
+        pending = _delete_applied(spoke, applied.status.applied_resources or [], _owner(applied))
+        if pending:
+            _set_applied_resources(spoke, applied, pending)
+            return [now + PENDING_DELETION_RECHECK]
+        released = applied.to_dict()
+        released["metadata"]["finalizers"] = [
+            f for f in applied.metadata.finalizers or []
+            if f != workv1.APPLIED_MANIFEST_WORK_FINALIZER
+        ]  # fmt: skip
+        spoke.update(ref, released)
         spoke.delete(ref)
     finalizers = [f for f in work.metadata.finalizers or [] if f != workv1.MANIFEST_WORK_FINALIZER]
     _set_finalizers(work, finalizers, ctx)
+    return []
 
 
 # --- status ------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig
+from fleetwarden.admission.chain import AdmissionChain, AdmissionConfig, lookup_in
 from fleetwarden.admission.undeclared import prune_undeclared
 from fleetwarden.api import apiextensions
 from fleetwarden.api.authentication import ADMIN, UserInfo
@@ -87,6 +87,7 @@ class Resources:
         return self.chain.review(
             obj, old, now=self.clock.now(), config=self.config, user=self.user,
             authorizer=self.authorizer, subresource=subresource,
+            lookup=lookup_in(self.store.get),
         )  # fmt: skip
 
     # reads -------------------------------------------------------------------------------

@@ -44,6 +44,16 @@ class PeerCertificateProtocol(HttpToolsProtocol):
             else None
         )
 
+    def shutdown(self) -> None:
+        """The server stops: an idle TLS connection is aborted. Closing it would wait for the
+        client's close_notify, which an idle keep-alive client never sends, and uvicorn
+        would wait out its graceful shutdown timeout for it."""
+        idle = self.cycle is None or self.cycle.response_complete
+        if idle and self._tls is not None:
+            self.transport.abort()
+        else:
+            super().shutdown()
+
     def on_message_begin(self) -> None:
         super().on_message_begin()
         if self._tls is not None:

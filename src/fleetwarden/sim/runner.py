@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from fleetwarden.admission import default_chain
+from fleetwarden.admission.chain import lookup_in
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import (
@@ -188,7 +189,7 @@ class Simulation:
         merged = merge_apply(current, doc) if current else dict(doc)
         admitted = self.chain.admit(
             merged, old, now=self.clock.now(), config=self.admission, user=sender,
-            authorizer=self.authorizer,
+            authorizer=self.authorizer, lookup=lookup_in(self.store.get),
         )  # fmt: skip
         return info, admitted, current
 

@@ -8,13 +8,17 @@ v1beta2/managedclustersetbinding_validating.go).
 - Adding a ManagedCluster to a set, taking it out or moving it (its clusterset label, as
   the mutating webhook leaves it) needs `create` on `managedclustersets/join` of the old
   set and of the new one.
-- Accepting a cluster (hubAcceptsClient turned true) needs `update` on
-  `managedclusters/accept` in register.open-cluster-management.io.
+- Accepting a cluster (hubAcceptsClient true on create, or turned true) needs
+  `update` on `managedclusters/accept` in register.open-cluster-management.io, and is
+  refused while the cluster's namespace on the hub is being deleted (its phase
+  Terminating; here also its deletionTimestamp, which the API server sets together).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from fleetwarden.admission.chain import Request
 from fleetwarden.api.authorization import Attributes
@@ -26,7 +30,9 @@ from fleetwarden.api.ocm.cluster import (
     ManagedCluster,
     ManagedClusterSetBinding,
 )
+from fleetwarden.api.registry import REGISTRY
 
+NAMESPACE = REGISTRY.info("v1", "Namespace")
 CLUSTER_WEBHOOK = "managedclustervalidators.admission.cluster.open-cluster-management.io"
 BINDING_WEBHOOK = "managedclustersetbindingvalidators.admission.cluster.open-cluster-management.io"
 
@@ -52,14 +58,8 @@ def authorize_cluster(request: Request) -> None:
     old = request.old if isinstance(request.old, ManagedCluster) else None
     user = json.dumps(request.user.name)
     accepting = cluster.spec.hub_accepts_client and not (old and old.spec.hub_accepts_client)
-    if accepting and not _allowed(
-        request, "update", "managedclusters", "accept", cluster.name, REGISTER_GROUP
-    ):
-        refusal = Forbidden(
-            "managedclusters/accept", GROUP, cluster.name,
-            f"user {user} cannot update the HubAcceptsClient field",
-        )  # fmt: skip
-        raise WebhookDenied(CLUSTER_WEBHOOK, refusal)
+    if accepting:
+        _authorize_accept(request, cluster.name, user)
     before, after = _cluster_set(old), _cluster_set(cluster)
     if before == after:
         return
@@ -73,6 +73,27 @@ def authorize_cluster(request: Request) -> None:
                 f"{json.dumps(cluster_set)}",
             )  # fmt: skip
             raise WebhookDenied(CLUSTER_WEBHOOK, refusal)
+
+
+def _authorize_accept(request: Request, name: str, user: str) -> None:
+    """validateAcceptByClusterNamespace, then allowUpdateAcceptField."""
+    namespace = request.stored(NAMESPACE, name)
+    if namespace is not None and _terminating(namespace):
+        message = f"cluster namespace {json.dumps(name)} is terminating"
+        refusal = Forbidden("managedclusters/accept", GROUP, name, message)
+        raise WebhookDenied(CLUSTER_WEBHOOK, refusal)
+    if not _allowed(request, "update", "managedclusters", "accept", name, REGISTER_GROUP):
+        message = f"user {user} cannot update the HubAcceptsClient field"
+        raise WebhookDenied(
+            CLUSTER_WEBHOOK, Forbidden("managedclusters/accept", GROUP, name, message)
+        )
+
+
+def _terminating(namespace: Mapping[str, Any]) -> bool:
+    phase = (namespace.get("status") or {}).get("phase")
+    return phase == "Terminating" or bool(
+        (namespace.get("metadata") or {}).get("deletionTimestamp")
+    )
 
 
 def _cluster_set(cluster: ManagedCluster | None) -> str:

@@ -3,10 +3,15 @@ ManifestWork (ocm pkg/work/webhook/v1). cluster-manager registers no webhook for
 ManifestWorkReplicaSet (manifests/cluster-manager/hub/work), so its schema alone admits it.
 
 The webhook refuses, as a BadRequest under its name, a work without manifests, manifests
-larger than 500 KiB together, a manifest without a name or with a generateName, the same
-object twice; and, when the executor is set or changed, a sender who may not `execute-as`
-the executor's service account (its SubjectAccessReview). With the NilExecutorValidating
-gate off, as it is by default, a work without an executor is not checked.
+larger than 500 KiB together (each counted as Manifest.Size() counts it: its JSON, and the
+protobuf field's tag and length), a manifest without a kind, without a name or with a
+generateName, the same object twice; and, when the executor is set or changed, a sender
+who may not `execute-as` the executor's service account (its SubjectAccessReview). With the
+NilExecutorValidating gate off, as it is by default, a work without an executor is not
+checked.
+
+The CRDs' rule on conditionRules (a CEL rule needs a condition) is checked with the
+schema, for a ManifestWork and a ManifestWorkReplicaSet's template alike.
 
 Upstream: open-cluster-management-io/api work/v1/0000_00_*.crd.yaml,
 ocm pkg/work/webhook/common/validator.go and v1/manifestwork_validating.go.
@@ -28,7 +33,7 @@ from fleetwarden.admission.schema import (
     validation,
 )
 from fleetwarden.api.authorization import Attributes
-from fleetwarden.api.errors import BadRequest, WebhookDenied
+from fleetwarden.api.errors import BadRequest, ErrorList, Path, WebhookDenied
 from fleetwarden.api.ocm import work as workv1
 
 WEBHOOK = "manifestworkvalidators.admission.work.open-cluster-management.io"
@@ -233,17 +238,41 @@ def _webhook(request: Request) -> None:
         raise WebhookDenied(WEBHOOK, BadRequest(message))
 
 
+def _condition_rules(spec: workv1.ManifestWorkSpec, path: Path) -> ErrorList:
+    """The CRD's rule on each conditionRule (x-kubernetes-validations:
+    `self.type != 'CEL' || self.condition != ""`)."""
+    errors: ErrorList = []
+    for i, option in enumerate(spec.manifest_configs or []):
+        for j, rule in enumerate(option.condition_rules or []):
+            if rule.type == workv1.CEL and not rule.condition:
+                at = path.child("manifestConfigs").index(i).child("conditionRules").index(j)
+                errors.append(at.invalid("object", "Condition is required for CEL rules"))
+    return errors
+
+
+def _work_rules(request: Request) -> ErrorList:
+    return _condition_rules(request.of(workv1.ManifestWork).spec, Path("spec"))
+
+
+def _replica_set_rules(request: Request) -> ErrorList:
+    template = request.of(workv1.ManifestWorkReplicaSet).spec.manifest_work_template
+    return _condition_rules(template, Path("spec").child("manifestWorkTemplate"))
+
+
 def manifests_problem(manifests: list[dict[str, Any]]) -> str | None:
     """ManifestValidator.ValidateManifests: what is wrong with a work's manifests, if
     anything (shared with ManifestWorkReplicaSet's webhook upstream)."""
     if not manifests:
         return "manifests should not be empty"
-    size = sum(len(json.dumps(m, separators=(",", ":"))) for m in manifests)
+    size = sum(_manifest_size(m) for m in manifests)
     if size > MANIFEST_LIMIT:
         return f"the size of manifests is {size} bytes which exceeds the {MANIFEST_LIMIT} limit"
     seen: set[tuple[str, str, str, str]] = set()
     for manifest in manifests:
         metadata = manifest.get("metadata") or {}
+        kind = manifest.get("kind")
+        if not kind or not isinstance(kind, str):  # unstructured's decoding needs a kind
+            return f"Object 'Kind' is missing in '{_raw(manifest)}'"
         if not metadata.get("name"):
             return "name must be set in manifest"
         if metadata.get("generateName"):
@@ -257,6 +286,22 @@ def manifests_problem(manifests: list[dict[str, Any]]) -> str | None:
             )
         seen.add(key)
     return None
+
+
+def _raw(manifest: dict[str, Any]) -> str:
+    """The manifest's raw JSON, as a client sends it: compact, in the order given."""
+    return json.dumps(manifest, separators=(",", ":"), ensure_ascii=False)
+
+
+def _manifest_size(manifest: dict[str, Any]) -> int:
+    """Manifest.Size(): its raw JSON in a protobuf bytes field, with the field's tag and
+    length."""
+    raw = len(_raw(manifest).encode())
+    return 1 + raw + _varint_length(raw)
+
+
+def _varint_length(n: int) -> int:
+    return max(1, (n.bit_length() + 6) // 7)
 
 
 _replica_set_schema_defaults = defaulter(_REPLICA_SET_SCHEMA)
@@ -273,12 +318,14 @@ def _replica_set_defaults(request: Request) -> None:
 
 
 PLUGINS = [
-    schema_plugin(f"{workv1.GROUP}/{workv1.VERSION}", "ManifestWork", _SCHEMA, None, _webhook),
+    schema_plugin(
+        f"{workv1.GROUP}/{workv1.VERSION}", "ManifestWork", _SCHEMA, _work_rules, _webhook
+    ),
     # No webhook: cluster-manager registers the work webhook for manifestworks alone.
     Plugin(
         f"{workv1.GROUP}/{workv1.REPLICA_SET_VERSION}",
         "ManifestWorkReplicaSet",
         _replica_set_defaults,
-        validation(_REPLICA_SET_SCHEMA),
+        validation(_REPLICA_SET_SCHEMA, _replica_set_rules),
     ),
 ]
