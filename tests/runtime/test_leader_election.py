@@ -416,3 +416,25 @@ def running(candidate: Candidate) -> Iterator[None]:
     finally:
         stop.set()
         runner.join()
+
+
+def test_a_leader_whose_controllers_fail_to_start_steps_down_and_tries_again(
+    store: MemoryStore, clock: VirtualClock, log: list[str]
+) -> None:
+    failures = [RuntimeError("the store failed the first list")]
+
+    def start(leading: Callable[[], bool]) -> None:
+        if failures:
+            raise failures.pop()
+        log.append("a started")
+
+    callbacks = LeaderCallbacks(start, lambda: log.append("a stopped"), lambda holder: None)
+    elector = LeaderElector(store, clock, NAME, NAMESPACE, "a", CONFIG, callbacks)
+    elector.tick()
+    assert not elector.leading()
+    assert log == ["a stopped"]
+    assert lease(store)["holderIdentity"] == ""  # released: another may take it at once
+    clock.advance(RETRY)
+    elector.tick()
+    assert elector.leading()
+    assert log == ["a stopped", "a started"]

@@ -365,7 +365,15 @@ class LeaderElector:
             self._leading = True
         self._extend()
         self._set_metric(True)
-        self.callbacks.on_started_leading(self.leading)
+        try:
+            self.callbacks.on_started_leading(self.leading)
+        except Exception:
+            # The controllers could not start (the store failed their first lists): this
+            # candidate steps down and lets the lock go, to try again, instead of holding
+            # it with nothing running (client-go's binaries exit here and are restarted).
+            logger.exception("starting to lead %s failed: stepping down", self.describe())
+            self._stop_leading()
+            self.release()
 
     def _stop_leading(self) -> None:
         with self._state:
