@@ -513,3 +513,31 @@ def test_a_worker_whose_commit_fails_retries_the_key_and_lives_on(
         assert done.wait(timeout=5), runs
     assert sorted(runs) == ["default/a", "default/a", "default/b"]
     assert "echo: committing 'default/a' failed" in caplog.messages
+
+
+def test_an_event_a_handler_fails_on_is_logged_and_later_ones_still_come(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = MemoryStore()
+    seen: list[str] = []
+    good = threading.Event()
+
+    def keys(obj: Resource) -> list[str]:
+        if obj.metadata.name == "bad":
+            raise KeyError("a mapper's bug")
+        return [f"default/{obj.metadata.name}"]
+
+    def record(key: str, ctx: Context) -> Result:
+        seen.append(key)
+        good.set()
+        return DONE
+
+    manager = ControllerManager(store, RealClock())
+    manager.add(Controller("echo", [Watches(CONFIGMAP, keys)], record))
+    with caplog.at_level(logging.ERROR), RealDriver(manager):
+        store.create(configmap("bad"))
+        store.create(configmap("good"))  # heard through the same watch
+        assert good.wait(timeout=5)
+    assert seen == ["default/good"]
+    (logged,) = [m for m in caplog.messages if m.startswith("informers:")]
+    assert logged.startswith("informers: ADDED /configmaps default/bad (resourceVersion ")

@@ -38,7 +38,7 @@ from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, Informe
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.runtime.workqueue import WorkQueue, default_controller_rate_limiter
-from fleetwarden.store.interface import Store, Watch
+from fleetwarden.store.interface import Store, Watch, WatchEvent
 
 logger = logging.getLogger(__name__)
 
@@ -459,7 +459,7 @@ class RealDriver(_Driver):
             assert watch is not None
             try:
                 for event in watch:
-                    self.manager.cache.handle(event)
+                    self._handle(event)
                 ended = "ended"  # by stop(), or by the store: this loop fell behind
             except Expired:
                 ended = "expired"
@@ -468,6 +468,20 @@ class RealDriver(_Driver):
                     return
                 logger.info("watch %s; listing again", ended)
                 self._watch = self._list_and_watch()
+
+    def _handle(self, event: WatchEvent) -> None:
+        """One event into the cache and its handlers. One that fails there (an object this
+        process cannot decode, a handler's bug) is logged and left: this thread feeds
+        every informer, and ending it would leave every controller deaf."""
+        try:
+            self.manager.cache.handle(event)
+        except Exception:
+            meta = event.object.get("metadata") or {}
+            logger.exception(
+                "informers: %s %s %s/%s (resourceVersion %s) not taken",
+                event.type.value, event.collection, meta.get("namespace") or "",
+                meta.get("name"), event.resource_version,
+            )  # fmt: skip
 
     def _worker(self, runner: _Runner) -> None:
         store = self.manager.store
