@@ -40,7 +40,10 @@ _CHANNEL_OPTIONS = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
     ("grpc.initial_reconnect_backoff_ms", 100),
-    ("grpc.min_reconnect_backoff_ms", 100),
+    # gRPC's minimum connect timeout: a member that accepts but is still starting (or a
+    # loaded machine) answers its HTTP/2 SETTINGS late; an attempt cut off before it fails
+    # every call until the next one.
+    ("grpc.min_reconnect_backoff_ms", 5_000),
     ("grpc.max_reconnect_backoff_ms", 1_000),
     ("grpc.max_receive_message_length", 2**31 - 1),
     ("grpc.max_send_message_length", 2**31 - 1),
@@ -50,6 +53,9 @@ _CHANNEL_OPTIONS = [
     # may be waiting out a reconnection to a member that has been restarted since.
     ("grpc.use_local_subchannel_pool", 1),
 ]
+# How long a call that failed at once waits for its channel to connect again (the longest
+# reconnection backoff) before it takes the member to be gone.
+_RECONNECT_WAIT = 1.0
 # clientv3's WithRequireLeader: a member cut off from the others ends its watches.
 _REQUIRE_LEADER = (("hasleader", "true"),)
 
@@ -216,8 +222,10 @@ class EtcdClient:
     ) -> Any:
         """One request, to the next endpoint while one cannot serve it; a read that timed
         out is tried on the next one too, a write is not."""
-        last, slow = "", True
-        for _ in self._endpoints:
+        last, slow, reconnected = "", True, False
+        attempts = len(self._endpoints)
+        while attempts:
+            attempts -= 1
             endpoint = self._endpoint()
             started = time.monotonic()
             try:
@@ -226,20 +234,37 @@ class EtcdClient:
                 code, details = err.code(), err.details() or ""
                 if code == grpc.StatusCode.OUT_OF_RANGE and "compacted" in details:
                     raise Compacted(compacted) from None
+                # The channel has no connection (refused, or cut off before it was made):
+                # the call was never sent.
+                unsent = code == grpc.StatusCode.UNAVAILABLE and "failed to connect" in details
                 timed_out = code == grpc.StatusCode.DEADLINE_EXCEEDED or (
                     code == grpc.StatusCode.UNAVAILABLE and "timed out" in details
                 )
-                if timed_out and not retry:
+                if timed_out and not unsent and not retry:
                     self._next(endpoint)
                     raise EtcdTimeout(f"etcd {endpoint.url}: {details or 'timed out'}") from None
                 if not timed_out and code != grpc.StatusCode.UNAVAILABLE:
                     raise StatusError(f"etcd {endpoint.url}: {details or code}") from None
                 last, slow = f"{endpoint.url}: {details or code}", slow and timed_out
+                if unsent and not reconnected and _reconnects(endpoint):
+                    # Failed at once while the channel waited out its reconnection backoff:
+                    # the member is back, so it is asked again.
+                    reconnected, attempts = True, attempts + 1
+                    continue
             else:
                 self._observe(operation, time.monotonic() - started)
                 return answer
             self._next(endpoint)
         raise (EtcdSlow if slow else EtcdUnavailable)(f"etcd unavailable: {last}")
+
+
+def _reconnects(endpoint: _Endpoint) -> bool:
+    """Whether the endpoint's channel is ready within a reconnection backoff."""
+    try:
+        grpc.channel_ready_future(endpoint.channel).result(timeout=_RECONNECT_WAIT)
+    except grpc.FutureTimeoutError:
+        return False
+    return True
 
 
 def _applied_before(answer: Any, value: bytes | None) -> int | None:
