@@ -4,6 +4,7 @@ directory of the test's, stopped by PID. `.ci/run` installs Debian's etcd-server
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -22,11 +23,25 @@ ETCD = shutil.which("etcd") or "/usr/bin/etcd"
 DIE_WITH_PARENT = [shutil.which("setpriv") or "/usr/bin/setpriv", "--pdeathsig=KILL"]
 
 
+# Below Linux's ephemeral range (32768-60999): the port of a member killed and started again
+# is not taken meanwhile as the local port of some outgoing connection (etcd would exit with
+# "address already in use").
+PORTS = range(20000, 32768)
+_given: set[int] = set()  # none twice, though the first may not listen yet
+
+
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    while True:
+        port = random.choice(PORTS)
+        if port in _given:
+            continue
+        _given.add(port)
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
 
 
 @dataclass(frozen=True)
