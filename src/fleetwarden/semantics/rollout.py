@@ -117,12 +117,9 @@ def _progressive(
     decided = len({c for clusters in groups.values() for c in clusters})
     max_failures = rollout_size(config.max_failures if config else None, decided, 0)
     mandatory = config.mandatory_decision_groups if config else None
-    first = _select(groups, mandatory, chosen=True)
-    if first:
-        result = _per_group(first, 0, soak, deadline, current, now)
-        if result.to_rollout or result.timed_out:
-            return result
-    rest = _select(groups, mandatory, chosen=False)
+    first, rest = _mandatory_first(groups, mandatory, soak, deadline, current, now)
+    if first is not None:
+        return first
     total = len({c for clusters in rest.values() for c in clusters})
     size = rollout_size(config.max_concurrency if config else None, total, total)
     return _per_cluster(rest, size, max_failures, soak, deadline, current, now)
@@ -137,13 +134,28 @@ def _progressive_per_group(
     max_failures = config.max_failures if config else None
     _check_size(max_failures)
     mandatory = config.mandatory_decision_groups if config else None
+    first, rest = _mandatory_first(groups, mandatory, soak, deadline, current, now)
+    if first is not None:
+        return first
+    return _per_group(rest, max_failures, soak, deadline, current, now)
+
+
+def _mandatory_first(
+    groups: Groups,
+    mandatory: Sequence[MandatoryDecisionGroup] | None,
+    soak: timedelta,
+    deadline: timedelta | None,
+    current: list[ClusterStatus],
+    now: datetime,
+) -> tuple[RolloutResult | None, Groups]:
+    """The mandatory decision groups go first, all at once, with no failure allowed: their
+    result while they are still rolling out (or timed out); else None, and the other groups."""
     first = _select(groups, mandatory, chosen=True)
     if first:
         result = _per_group(first, 0, soak, deadline, current, now)
         if result.to_rollout or result.timed_out:
-            return result
-    rest = _select(groups, mandatory, chosen=False)
-    return _per_group(rest, max_failures, soak, deadline, current, now)
+            return result, {}
+    return None, _select(groups, mandatory, chosen=False)
 
 
 def _select(groups: Groups, keys: Sequence[MandatoryDecisionGroup] | None, chosen: bool) -> Groups:
