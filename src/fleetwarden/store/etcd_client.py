@@ -260,9 +260,11 @@ class EtcdClient:
 
 def _reconnects(endpoint: _Endpoint) -> bool:
     """Whether the endpoint's channel is ready within a reconnection backoff."""
+    ready = grpc.channel_ready_future(endpoint.channel)
     try:
-        grpc.channel_ready_future(endpoint.channel).result(timeout=_RECONNECT_WAIT)
+        ready.result(timeout=_RECONNECT_WAIT)
     except grpc.FutureTimeoutError:
+        ready.cancel()  # else it stays subscribed to the channel's state until it connects
         return False
     return True
 
