@@ -572,3 +572,31 @@ def test_the_refusal_names_the_object():
         {"reason": "FieldValueInvalid", "message": "Invalid value: -1: must be greater than or "
          "equal to 0", "field": "spec.replicas"}
     ]  # fmt: skip
+
+
+def node(*taints: dict[str, Any]) -> dict[str, Any]:
+    return obj("v1", "Node", "node1", spec={"taints": list(taints)})
+
+
+def test_node_taints_are_validated_as_validate_node_taints_does():
+    gpu = {"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}
+    soft = {"key": "dedicated", "value": "gpu", "effect": "PreferNoSchedule"}
+    assert admit(node(gpu, soft))["spec"]["taints"] == [gpu, soft]  # one key, two effects
+    assert errors(node({"key": "x", "effect": "NoRun"})) == [
+        'spec.taints[0].effect: Unsupported value: "NoRun": supported values: '
+        '"NoSchedule", "PreferNoSchedule", "NoExecute"'
+    ]
+    assert errors(node({"key": "x"})) == ["spec.taints[0].effect: Required value"]
+    assert errors(node({"key": "bad key!", "value": "a b", "effect": "NoExecute"})) == [
+        'spec.taints[0].key: Invalid value: "bad key!": name part must consist of '
+        "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+        "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+        'spec.taints[0].value: Invalid value: "a b": a valid label must be an empty string '
+        "or consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
+        "an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+        "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    ]
+    (duplicate,) = errors(node(gpu, {**gpu, "value": "tpu"}))
+    assert duplicate.startswith("spec.taints[1]: Duplicate value: ")
+    assert duplicate.endswith(": taints must be unique by key and effect pair")

@@ -94,6 +94,13 @@ def test_kubectl_reaches_a_member_and_its_taints_move_pods(hub: Hub) -> None:
     assert [(t["key"], t["value"], t["effect"]) for t in node2["spec"]["taints"]] == [
         ("dedicated", "gpu", "NoSchedule")
     ]
+    # A taint kubectl taint would not write, patched in: refused, the node as it was.
+    bad = '{"spec":{"taints":[{"key":"x","effect":"NoRun"}]}}'
+    refused = kubectl.run("--context=member1", "patch", "node", "node2", "-p", bad)
+    assert refused.returncode != 0
+    assert 'spec.taints[0].effect: Unsupported value: "NoRun"' in refused.stderr
+    again = json.loads(member1(kubectl, "get", "node", "node2", "-o", "json"))
+    assert again["spec"]["taints"] == node2["spec"]["taints"]
 
     # A NoExecute taint on a node that runs pods of the workload: they are evicted, and
     # made again where they fit: neither there nor on node2, which takes no new pods.

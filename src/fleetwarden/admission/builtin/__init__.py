@@ -40,7 +40,7 @@ _KINDS = [
     _Kind("v1", "Pod", core.validate_pod),
     _Kind("v1", "PersistentVolumeClaim"),
     _Kind("v1", "PersistentVolume"),
-    _Kind("v1", "Node"),
+    _Kind("v1", "Node", core.validate_node),
     _Kind("v1", "Event", model="CoreV1Event"),
     _Kind("coordination.k8s.io/v1", "Lease"),
     _Kind("apps/v1", "Deployment", workloads.validate_deployment),

@@ -21,6 +21,8 @@ from fleetwarden.admission.builtin.pods import (
     validate_pod_spec,
 )
 from fleetwarden.admission.golang import go_quote
+from fleetwarden.admission.taints import validate_taints
+from fleetwarden.api.core import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, Taint
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.semantics.validation import (
     is_config_map_key,
@@ -162,6 +164,7 @@ def _go_char(ch: str) -> str:
 # --- Service -----------------------------------------------------------------------------
 
 _SERVICE_TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
+NODE_TAINT_EFFECTS = (NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE)
 
 
 def validate_service(obj: Obj, old: Obj | None) -> ErrorList:
@@ -238,3 +241,10 @@ def _target_port(target: Any, path: Path) -> ErrorList:
 
 def validate_pod(obj: Obj, old: Obj | None) -> ErrorList:
     return validate_pod_spec(obj.get("spec") or {}, SPEC, pod=True)
+
+
+def validate_node(obj: Obj, old: Obj | None) -> ErrorList:
+    """ValidateNode's taint rules (validateNodeTaints): what `kubectl taint`, `edit` or
+    `patch` may leave on a member's Node."""
+    taints = [Taint.model_validate(t) for t in (obj.get("spec") or {}).get("taints") or []]
+    return validate_taints(taints, SPEC.child("taints"), NODE_TAINT_EFFECTS)

@@ -7,21 +7,20 @@ Upstream: pkg/registry/cluster/strategy.go, pkg/apis/cluster/{mutation,validatio
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fleetwarden.admission.chain import Operation, Plugin, Request
-from fleetwarden.admission.golang import go_quote
-from fleetwarden.admission.karmada.webhook import marshal_spec_like_go, wire
+from fleetwarden.admission.golang import go_quote, wire
+from fleetwarden.admission.karmada.webhook import marshal_spec_like_go
+from fleetwarden.admission.taints import validate_taints
 from fleetwarden.admission.urls import parse_url
-from fleetwarden.api.core import NO_EXECUTE, NO_SCHEDULE, Taint
+from fleetwarden.api.core import NO_EXECUTE, NO_SCHEDULE
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.api.karmada import cluster as clusterv1
 from fleetwarden.semantics.quantity import QUANTITY_FORMAT_ERROR, QuantityError, parse_quantity
 from fleetwarden.semantics.validation import (
     is_dns1123_label,
     is_label_value,
-    validate_qualified_name,
 )
 
 _CLUSTER_NAME_MAX_LENGTH = 48
@@ -124,7 +123,8 @@ def _validate_cluster_spec(spec: clusterv1.ClusterSpec, path: Path) -> ErrorList
     if spec.proxy_url:
         errors += _validate_proxy_url(spec.proxy_url, path.child("proxyURL"))
     errors += _validate_cluster_location(spec, path)
-    errors += _validate_cluster_taints(spec.taints or [], path.child("taints"))
+    # lifted.ValidateClusterTaints: the node taint rules, less PreferNoSchedule.
+    errors += validate_taints(spec.taints or [], path.child("taints"), (NO_SCHEDULE, NO_EXECUTE))
     errors += _validate_resource_models(spec.resource_models or [], path.child("resourceModels"))
     return errors
 
@@ -152,29 +152,6 @@ def _validate_cluster_location(spec: clusterv1.ClusterSpec, path: Path) -> Error
         return errors + _label_value_error(spec.zone, path.child("Zone"))
     for zone in spec.zones or []:
         errors += _label_value_error(zone, path.child("Zones"))
-    return errors
-
-
-def _validate_cluster_taints(taints: list[Taint], path: Path) -> ErrorList:
-    """lifted.ValidateClusterTaints: node taint rules, less PreferNoSchedule."""
-    errors: ErrorList = []
-    seen: set[tuple[str, str]] = set()
-    for i, taint in enumerate(taints):
-        at = path.index(i)
-        errors += validate_qualified_name(taint.key, at.child("key"))
-        errors += _label_value_error(taint.value or "", at.child("value"), sep=";")
-        if not taint.effect:
-            errors.append(at.child("effect").required())
-        elif taint.effect not in (NO_SCHEDULE, NO_EXECUTE):
-            errors.append(at.child("effect").not_supported(taint.effect, (NO_SCHEDULE, NO_EXECUTE)))
-        if (taint.effect, taint.key) in seen:
-            duplicate = at.duplicate(wire(taint))
-            errors.append(
-                dataclasses.replace(
-                    duplicate, detail="taints must be unique by key and effect pair"
-                )
-            )
-        seen.add((taint.effect, taint.key))
     return errors
 
 

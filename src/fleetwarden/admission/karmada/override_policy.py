@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from fleetwarden.admission.chain import Plugin, Request
+from fleetwarden.admission.golang import wire
 from fleetwarden.admission.karmada.propagation_policy import (
     CLUSTER_AFFINITY,
     foreign_selector_errors,
     validate_cluster_affinity,
 )
-from fleetwarden.admission.karmada.webhook import CREATE_UPDATE, through_webhook, wire
+from fleetwarden.admission.karmada.webhook import CREATE_UPDATE, through_webhook
 from fleetwarden.admission.schema import SELECTOR, Array, Map, Object, String, validation
 from fleetwarden.api.errors import ErrorList, Path
 from fleetwarden.api.karmada import policy as policyv1

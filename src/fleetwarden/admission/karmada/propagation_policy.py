@@ -11,13 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from fleetwarden.admission.chain import Mutate, Operation, Plugin, Request, Validate
-from fleetwarden.admission.golang import go_quote
+from fleetwarden.admission.golang import go_quote, wire
 from fleetwarden.admission.karmada.webhook import (
     CREATE_UPDATE,
     permanent_id,
     set_label,
     through_webhook,
-    wire,
 )
 from fleetwarden.admission.schema import (
     SELECTOR,

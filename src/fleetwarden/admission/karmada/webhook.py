@@ -23,13 +23,6 @@ CREATE = frozenset({Operation.CREATE})
 CREATE_UPDATE = frozenset({Operation.CREATE, Operation.UPDATE})
 
 
-def wire(value: BaseModel | list[Any]) -> Any:
-    """A struct given as a field error's value, rendered as Go renders it: as its JSON."""
-    if isinstance(value, list):
-        return [wire(item) for item in value]
-    return value.model_dump(by_alias=True, exclude_unset=True, mode="json")
-
-
 def _marshal_like_go(model: BaseModel) -> None:
     """What json.Marshal of the Go struct writes back: structs and the scalars without
     omitempty (ours have a scalar default) always, nil and empty omitempty ones never. A nil
