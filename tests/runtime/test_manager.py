@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from fleetwarden.api.errors import Conflict, Expired
+from fleetwarden.api.errors import AlreadyExists, Conflict, Expired
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.clock import DEFAULT_EPOCH, RealClock, VirtualClock
@@ -188,7 +188,7 @@ def test_errors_and_conflicts_are_retried_with_backoff(
     failures: list[Exception] = [
         RuntimeError("boom"),
         Conflict("configmaps", "", "a"),
-        RuntimeError("again"),
+        AlreadyExists("works", "work.karmada.io", "a"),
     ]
 
     def flaky(key: str, ctx: Context) -> Result:
@@ -203,8 +203,10 @@ def test_errors_and_conflicts_are_retried_with_backoff(
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert [r.getMessage() for r in errors] == [
         "echo: reconciling 'default/a' failed",
-        "echo: reconciling 'default/a' failed",
+        "echo: reconciling 'default/a' failed: works.work.karmada.io \"a\" already exists",
     ]
+    # A bug shows its traceback; the API's refusal its message alone.
+    assert [r.exc_info is not None for r in errors] == [True, False]
     assert any("conflict reconciling 'default/a'" in r.getMessage() for r in caplog.records)
 
 

@@ -28,7 +28,7 @@ from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Self
 
-from fleetwarden.api.errors import Conflict, Expired
+from fleetwarden.api.errors import Conflict, Expired, StatusError
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry
@@ -239,6 +239,11 @@ class _Runner:
         except Conflict:
             # A stale read lost a race: expected now and then, and the retry reads anew.
             logger.debug("%s: conflict reconciling %r, retrying", self.controller.name, key)
+        except StatusError as err:
+            # The API refused a write (an AlreadyExists from a cache behind a create, a
+            # webhook's denial): its message says all, as controller-runtime's
+            # "Reconciler error" does, where a traceback would bury it.
+            logger.error("%s: reconciling %r failed: %s", self.controller.name, key, err)
         except Exception:
             logger.exception("%s: reconciling %r failed", self.controller.name, key)
         return REQUEUE
