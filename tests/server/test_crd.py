@@ -221,6 +221,11 @@ def test_openapi_v3_has_the_crds_schema(api: Api) -> None:
     assert api.get("/openapi/v2", headers={"Accept": "application/json"}).status == 200
 
 
+def with_scale(**paths: str) -> Callable[[dict[str, Any]], None]:
+    """A change giving the CRD's version a scale subresource with these paths."""
+    return lambda crd: crd["spec"]["versions"][0]["subresources"].update(scale=paths)
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -256,6 +261,19 @@ def test_openapi_v3_has_the_crds_schema(api: Api) -> None:
             "lower case alphanumeric characters or '-', start with an alphabetic character, and "
             "end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
             "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+        ),
+        (
+            with_scale(specReplicasPath="spec.replicas", statusReplicasPath=".spec.x"),
+            "[spec.versions[0].subresources.scale.specReplicasPath: Invalid value: "
+            '"spec.replicas": must be a simple json path starting with ., '
+            "spec.versions[0].subresources.scale.statusReplicasPath: Invalid value: "
+            '".spec.x": should be a json path under .status]',
+        ),
+        (
+            with_scale(statusReplicasPath=".status.replicas", labelSelectorPath=".metadata.x"),
+            "[spec.versions[0].subresources.scale.specReplicasPath: Required value, "
+            "spec.versions[0].subresources.scale.labelSelectorPath: Invalid value: "
+            '".metadata.x": should be a json path under either .spec or .status]',
         ),
     ],
 )
@@ -324,6 +342,58 @@ def test_custom_resources_are_served_with_crud_patch_and_status(api: Api) -> Non
 
     assert api.delete(path).status == 200
     assert api.get(path).status == 404
+
+
+def test_a_crd_with_a_scale_subresource_serves_the_scale_of_its_resources(api: Api) -> None:
+    crd = crontab_crd()
+    crd["spec"]["versions"][0]["subresources"]["scale"] = {
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas",
+        "labelSelectorPath": ".status.labelSelector",
+    }
+    create_established(api, crd)
+    groups = api.get("/apis/stable.example.com/v1").json["resources"]
+    assert {r["name"]: r.get("kind") for r in groups}["crontabs/scale"] == "Scale"
+    created = api.post(CRONTABS, crontab())
+    path = f"{CRONTABS}/my-new-cron-object"
+    status = {"status": {"replicas": 1, "labelSelector": "app=cron"}}
+    assert api.patch(f"{path}/status", status, MERGE).status == 200
+
+    scale = api.get(f"{path}/scale").json
+    assert scale["kind"] == "Scale" and scale["apiVersion"] == "autoscaling/v1"
+    assert scale["metadata"]["uid"] == created.json["metadata"]["uid"]
+    assert scale["spec"] == {"replicas": 2}
+    assert scale["status"] == {"replicas": 1, "selector": "app=cron"}
+    scaled = api.patch(f"{path}/scale", {"spec": {"replicas": 5}}, MERGE)
+    assert scaled.status == 200 and scaled.json["spec"] == {"replicas": 5}
+    stored = api.get(path).json
+    assert stored["spec"]["replicas"] == 5
+    assert stored["metadata"]["resourceVersion"] == scaled.json["metadata"]["resourceVersion"]
+    # A Scale takes a strategic merge patch, though its custom resource does not.
+    assert api.patch(f"{path}/scale", {"spec": {"replicas": 6}}, SMP).status == 200
+
+
+def test_a_custom_resource_without_spec_replicas_has_no_scale_until_one_is_given(
+    api: Api,
+) -> None:
+    crd = crontab_crd()
+    scale = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+    crd["spec"]["versions"][0]["subresources"]["scale"] = scale
+    create_established(api, crd)
+    body = crontab()
+    del body["spec"]["replicas"]
+    assert api.post(CRONTABS, body).status == 201
+    path = f"{CRONTABS}/my-new-cron-object/scale"
+    assert reason(api.get(path)) == (
+        500,
+        'Internal error occurred: the spec replicas field ".spec.replicas" does not exist',
+    )
+    assert reason(api.patch(path, {"metadata": {"labels": {"a": "b"}}}, MERGE)) == (
+        400,
+        'the spec replicas field ".spec.replicas" cannot be empty',
+    )
+    assert api.patch(path, {"spec": {"replicas": 3}}, MERGE).json["spec"] == {"replicas": 3}
+    assert api.get(f"{CRONTABS}/my-new-cron-object").json["spec"]["replicas"] == 3
 
 
 def test_a_custom_resource_of_a_wrong_type_is_refused_with_its_field(api: Api) -> None:

@@ -1,7 +1,8 @@
 """`fleetwarden up --members 2` and an OverridePolicy, as a Karmada user goes with kubectl:
 upstream's samples/nginx (a Deployment, its PropagationPolicy, its OverridePolicy) applied
 to the hub, each member's Work carrying its own overrides; the policy changed and then
-deleted with kubectl, the Works following; a policy the webhook refuses, refused."""
+deleted with kubectl, the Works following; a policy the webhook refuses, refused; the
+Deployment scaled with `kubectl scale`, its replicas divided anew."""
 
 from __future__ import annotations
 
@@ -80,6 +81,11 @@ def images(kubectl: Kubectl) -> dict[str, str | None]:
     return {m: image_of(kubectl, m) for m in MEMBERS}
 
 
+def replicas(kubectl: Kubectl) -> dict[str, int | None]:
+    manifests = {m: manifest_of(kubectl, m) for m in MEMBERS}
+    return {m: manifest and manifest["spec"].get("replicas") for m, manifest in manifests.items()}
+
+
 def wait_for_images(kubectl: Kubectl, want: dict[str, str], what: str) -> None:
     seen: dict[str, str | None] = {}
 
@@ -154,3 +160,11 @@ def test_an_override_policy_through_kubectl(hub: Hub) -> None:
     )  # fmt: skip
     assert refused.returncode != 0
     assert "FieldOverrider must have either JSON or YAML set" in refused.stderr
+
+    # Scaled through the /scale subresource, as `kubectl scale` and a FederatedHPA do: the
+    # static weights (1:1) divide the new replicas.
+    assert (
+        kubectl.ok("scale", "deployment/nginx", "--replicas=4") == "deployment.apps/nginx scaled\n"
+    )
+    want_replicas = {"member1": 2, "member2": 2}
+    eventually(lambda: replicas(kubectl) == want_replicas, 60, "the Works scaled to 2 each")

@@ -11,6 +11,9 @@ not checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from fleetwarden.admission.chain import Plugin, Request
 from fleetwarden.api import apiextensions as crdv1
 from fleetwarden.api.apiextensions import (
@@ -104,11 +107,42 @@ def _versions_errors(
             errs.append(at.child("schema", "openAPIV3Schema").required())
         for j, column in enumerate(version.additional_printer_columns or ()):
             errs += _column_errors(column, at.child("additionalPrinterColumns").index(j))
+        if version.subresources is not None and version.subresources.scale is not None:
+            errs += _scale_errors(version.subresources.scale, at.child("subresources", "scale"))
     listed = [v.to_dict() for v in spec.versions]
     if len({v.name for v in spec.versions}) != len(spec.versions):
         errs.append(path.invalid(listed, "must contain unique version names"))
     if sum(v.storage for v in spec.versions) != 1:
         errs.append(path.invalid(listed, "must have exactly one version marked as storage version"))
+    return errs
+
+
+# CustomResourceSubresourceScale's paths, and the part of the object each must be under.
+_SCALE_PATHS = (
+    ("specReplicasPath", (".spec.",), "should be a json path under .spec"),
+    ("statusReplicasPath", (".status.",), "should be a json path under .status"),
+    (
+        "labelSelectorPath",
+        (".spec.", ".status."),
+        "should be a json path under either .spec or .status",
+    ),
+)
+
+
+def _scale_errors(scale: Mapping[str, Any], path: Path) -> ErrorList:
+    """validateCustomResourceDefinitionSubresources' rules for the scale subresource: JSON
+    paths in dot notation under the parts of the object they name."""
+    errs: ErrorList = []
+    for field, prefixes, detail in _SCALE_PATHS:
+        value, at = scale.get(field), path.child(field)
+        if not value:
+            if field != "labelSelectorPath":  # the only optional one
+                errs.append(at.required())
+            continue
+        if not isinstance(value, str) or not value.startswith("."):
+            errs.append(at.invalid(value, "must be a simple json path starting with ."))
+        elif not value.startswith(prefixes):
+            errs.append(at.invalid(value, detail))
     return errs
 
 

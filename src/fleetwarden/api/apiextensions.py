@@ -7,12 +7,13 @@ it is established, as apiextensions-apiserver's handler serves it; `served_kinds
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import Field
 
 from fleetwarden.api.core import Unstructured
-from fleetwarden.api.kinds import CustomResource, KindInfo, PrinterColumn, version_priority
+from fleetwarden.api.kinds import CustomResource, KindInfo, PrinterColumn, Scale, version_priority
 from fleetwarden.api.meta import Condition, Model, Resource, find_condition
 
 GROUP = "apiextensions.k8s.io"
@@ -157,7 +158,17 @@ def _kind(
         tuple(names.short_names or ()),
         tuple(names.categories or ()),
         has_status=subresources is not None and subresources.status is not None,
+        scale=_scale(subresources.scale) if subresources and subresources.scale else None,
         custom=custom,
+    )
+
+
+def _scale(scale: Mapping[str, Any]) -> Scale:
+    """CustomResourceSubresourceScale's paths (admission has checked them)."""
+    return Scale(
+        str(scale.get("specReplicasPath") or ""),
+        str(scale.get("statusReplicasPath") or ""),
+        str(scale.get("labelSelectorPath") or ""),
     )
 
 

@@ -48,6 +48,22 @@ class Conversion:
 
 
 @dataclass(frozen=True)
+class Scale:
+    """Where a kind keeps what its /scale subresource shows: a CRD's
+    CustomResourceSubresourceScale paths (`.spec.replicas`...), or the apps/v1 kinds' own
+    (`builtin`: spec.replicas defaults to 1, and the selector is spec.selector's
+    LabelSelector, printed as a string, rather than a string kept at a path)."""
+
+    spec_replicas_path: str = ".spec.replicas"
+    status_replicas_path: str = ".status.replicas"
+    label_selector_path: str = ""
+    builtin: bool = False
+
+
+APPS_SCALE = Scale(builtin=True)
+
+
+@dataclass(frozen=True)
 class KindInfo:
     group: str
     version: str
@@ -66,6 +82,8 @@ class KindInfo:
     # Subresources besides status, each writing part of the status through an endpoint of
     # its own (a CertificateSigningRequest's approval: its conditions; admission says which).
     more_subresources: tuple[str, ...] = ()
+    # Served with a /scale subresource (autoscaling/v1 Scale), and how.
+    scale: Scale | None = field(default=None, compare=False)
     # Served by a CustomResourceDefinition: what it says. Not part of the kind's identity.
     custom: CustomResource | None = field(default=None, compare=False, repr=False)
     # Stored in another version of the kind, converted on the way.
@@ -89,7 +107,8 @@ class KindInfo:
 
     @property
     def subresources(self) -> tuple[str, ...]:
-        return ("status", *self.more_subresources) if self.has_status else self.more_subresources
+        own = ("status",) if self.has_status else ()
+        return (*own, *self.more_subresources, *(("scale",) if self.scale else ()))
 
     @property
     def stored(self) -> bool:

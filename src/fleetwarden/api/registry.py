@@ -27,6 +27,7 @@ from fleetwarden.api import (
 )
 from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import (
+    APPS_SCALE,
     OBJECT_META_FIELD_LABELS,
     FieldGetter,
     FieldLabels,
@@ -42,12 +43,14 @@ def _builtin(
 ) -> KindInfo:
     return KindInfo(
         group, version, kind, plural, namespaced, core.Unstructured, short,
-        has_status=kind not in _NO_STATUS,
+        has_status=kind not in _NO_STATUS, scale=APPS_SCALE if kind in _SCALED else None,
     )  # fmt: skip
 
 
 # Built-in kinds without a status subresource: a write of theirs changes everything given.
 _NO_STATUS = {"ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass"}
+# Built-in kinds served with a /scale subresource (kubectl scale, a FederatedHPA).
+_SCALED = {"Deployment", "ReplicaSet", "StatefulSet"}
 
 
 CORE_KINDS = [

@@ -60,6 +60,7 @@ from fleetwarden.server.resources import (
     addressed,
 )
 from fleetwarden.server.routes import PathNotFound, ResourcePath, group_version, resource_path
+from fleetwarden.server.scale import SCALE
 from fleetwarden.server.security import Security
 from fleetwarden.server.tls import TLS, PeerCertificateProtocol
 from fleetwarden.server.validation import FieldValidation
@@ -274,8 +275,9 @@ class App:
             if name is None:
                 listed = self.resources.list(info, namespace, _list_options(request))
                 return output.respond_list(info, listed, media, request, self.clock.now())
-            obj = self.resources.get(info, namespace, name)
-            return output.respond_object(info, obj, media, request, self.clock.now())
+            obj = self.resources.get(info, namespace, name, target.subresource)
+            shown = SCALE if target.subresource == "scale" else info
+            return output.respond_object(shown, obj, media, request, self.clock.now())
         media = request.accept(_WRITE_OFFERS)
         if method == "POST" and name is None:
             if info.namespaced and namespace is None:

@@ -111,7 +111,7 @@ def _resource_list(group: str, version: str, kinds: Iterable[KindInfo]) -> dict[
                 "name": f"{info.plural}/{subresource}",
                 "singularName": "",
                 "namespaced": info.namespaced,
-                "kind": info.kind,
+                **_answered(info, subresource),
                 "verbs": STATUS_VERBS,
             }
             for subresource in info.subresources
@@ -171,7 +171,21 @@ def _discovered(info: KindInfo) -> dict[str, Any]:
         resource["categories"] = list(info.categories)
     if info.subresources:
         resource["subresources"] = [
-            {"subresource": subresource, "responseKind": kind, "verbs": STATUS_VERBS}
+            {
+                "subresource": subresource,
+                "responseKind": kind if subresource != "scale" else SCALE_KIND,
+                "verbs": STATUS_VERBS,
+            }
             for subresource in info.subresources
         ]
     return resource
+
+
+# What a /scale subresource answers: kubectl's scale client finds it in discovery.
+SCALE_KIND = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+
+
+def _answered(info: KindInfo, subresource: str) -> dict[str, str]:
+    """The kind a subresource answers, as a legacy APIResource names it (group and version
+    only where they are not the resource's own)."""
+    return SCALE_KIND if subresource == "scale" else {"kind": info.kind}

@@ -38,6 +38,7 @@ from fleetwarden.api.registry import Registry
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import namespaces
 from fleetwarden.server.delete_options import DeleteOptions
+from fleetwarden.server.scale import SCALE, scale_of, scaled
 from fleetwarden.server.validation import FieldValidation, check_fields
 from fleetwarden.store.core import apply_patch
 from fleetwarden.store.interface import Obj, PatchType, Store
@@ -92,8 +93,11 @@ class Resources:
 
     # reads -------------------------------------------------------------------------------
 
-    def get(self, info: KindInfo, namespace: str | None, name: str) -> Obj:
-        return served(info, self.store.get(info, name, namespace or ""))
+    def get(
+        self, info: KindInfo, namespace: str | None, name: str, subresource: str | None = None
+    ) -> Obj:
+        obj = served(info, self.store.get(info, name, namespace or ""))
+        return scale_of(info, obj) if subresource == "scale" else obj
 
     def list(self, info: KindInfo, namespace: str | None, options: ListOptions) -> Obj:
         result = self.store.list(
@@ -144,7 +148,7 @@ class Resources:
         body: Any,
         options: WriteOptions,
     ) -> Written:
-        obj = addressed(info, namespace, name, body)
+        obj = addressed(SCALE if subresource == "scale" else info, namespace, name, body)
         return self._write(info, namespace, name, subresource, lambda _: obj, options)
 
     def patch(
@@ -158,9 +162,10 @@ class Resources:
         options: WriteOptions,
     ) -> Written:
         last: list[Obj] = []
+        patched_kind = SCALE if subresource == "scale" else info
 
         def patched(current: Obj) -> Obj:
-            new = apply_patch(info, current, patch, patch_type)  # the same object, or refused
+            new = apply_patch(patched_kind, current, patch, patch_type)  # the same, or refused
             last[:] = [new]
             return new
 
@@ -239,9 +244,7 @@ class Resources:
             stored = self.store.get(info, name, namespace or "")
             current = served(info, stored)
             current_rv = current["metadata"]["resourceVersion"]
-            new = change(current)
-            if subresource:  # each subresource served writes (part of) the status
-                new = _with_status_of(current, new)
+            new = _changed(info, current, subresource, change)
             meta = new["metadata"] = dict(new["metadata"])
             given_rv = meta.get("resourceVersion")
             meta["resourceVersion"] = given_rv or current_rv
@@ -253,15 +256,33 @@ class Resources:
             warnings = check_fields(info, pruned, options.field_validation)
             wire = admitted.to_dict()
             if options.dry_run:
-                return Written(served(info, wire), warnings)
-            subresource_written = "status" if subresource else None
+                return Written(_answer(info, wire, subresource), warnings)
+            # Every subresource but scale writes (part of) the status.
+            subresource_written = "status" if subresource not in (None, "scale") else None
             try:
                 updated = self.store.update(wire, subresource=subresource_written)
-                return Written(served(info, updated), warnings)
+                return Written(_answer(info, updated, subresource), warnings)
             except Conflict:
                 if (given_rv and given_rv != current_rv) or attempt == _WRITE_ATTEMPTS - 1:
                     raise
         raise AssertionError("unreachable")
+
+
+def _changed(
+    info: KindInfo, current: Obj, subresource: str | None, change: Callable[[Obj], Obj]
+) -> Obj:
+    """The object a write through the subresource asks for: a change of its Scale, written
+    into its spec; or the stored one with the new status; or the change itself."""
+    if subresource == "scale":
+        return scaled(info, current, change)
+    new = change(current)
+    return _with_status_of(current, new) if subresource else new
+
+
+def _answer(info: KindInfo, written: Obj, subresource: str | None) -> Obj:
+    """What a write answers: the object, or its Scale for a write through /scale."""
+    obj = served(info, written)
+    return scale_of(info, obj) if subresource == "scale" else obj
 
 
 def _to_storage(registry: Registry, info: KindInfo, obj: Obj) -> tuple[Obj, list[str]]:

@@ -350,6 +350,11 @@ def _node_cells(obj: Obj, now: datetime) -> list[Any]:
 _NODE_ROLE = "node-role.kubernetes.io/"
 
 
+def _scale_cells(obj: Obj, now: datetime) -> list[Any]:
+    desired = _get(obj, "spec", "replicas") or 0
+    return [_name(obj), desired, _get(obj, "status", "replicas") or 0, _age(obj, now)]
+
+
 def _config_map_cells(obj: Obj, now: datetime) -> list[Any]:
     data = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
     return [_name(obj), data, _age(obj, now)]
@@ -574,6 +579,20 @@ _CLUSTER_COLUMNS = (
     _wide("Proxy-URL", "ProxyURL is the proxy URL for the cluster."),
 )
 
+# The Table of a /scale subresource (kubectl get deployment web --subresource=scale).
+_SCALE_COLUMNS = (
+    _column("Name", description=_NAME_DOC),
+    _column(
+        "Desired", "integer", "replicas is the desired number of instances for the scaled object."
+    ),
+    _column(
+        "Available",
+        "integer",
+        "replicas is the actual number of observed instances of the scaled object.",
+    ),
+    _AGE_COLUMN,
+)
+
 _PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Namespace"): (
         (_NAME_COLUMN, _column("Status", description="The status of the namespace"), _AGE_COLUMN),
@@ -589,6 +608,7 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Node"): (_NODE_COLUMNS, _node_cells),
     ("coordination.k8s.io", "Lease"): (_LEASE_COLUMNS, _lease_cells),
     ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
+    ("autoscaling", "Scale"): (_SCALE_COLUMNS, _scale_cells),
     # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.
     ("apiextensions.k8s.io", "CustomResourceDefinition"): (
         (_NAME_COLUMN, _column("Created At", "date", _AGE_DOC)),
