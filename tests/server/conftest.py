@@ -255,6 +255,8 @@ def secure_api(tmp_path: Path) -> Iterator[SecureApi]:
     from fleetwarden.auth.audit import AuditLog
     from fleetwarden.auth.authn import Authenticator, load_token_file
     from fleetwarden.auth.bootstrap import kubernetes_policy
+    from fleetwarden.auth.pki import HubPKI
+    from fleetwarden.cli.serving import Serving
     from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
     from fleetwarden.runtime.access import bootstrap_tokens, rbac_authorizer
     from fleetwarden.server.security import Security
@@ -268,12 +270,16 @@ def secure_api(tmp_path: Path) -> Iterator[SecureApi]:
     store = MemoryStore()
     ensure_bootstrap_policy(store, kubernetes_policy())
     audit = tmp_path / "audit.log"
+    service_accounts = Serving().service_accounts(HubPKI(tmp_path), store, RealClock())
     authenticator = Authenticator(
         tokens=load_token_file(tmp_path / "tokens.csv"),
+        service_accounts=service_accounts,
         bootstrap=bootstrap_tokens(store, RealClock()),
     )
     security = Security(authenticator, rbac_authorizer(store), AuditLog(audit))
-    app = create_app(store, default_chain(), RealClock(), security=security)
+    app = create_app(
+        store, default_chain(), RealClock(), security=security, service_accounts=service_accounts
+    )
     tls = TLS(tmp_path / "tls.crt", tmp_path / "tls.key", tmp_path / "ca.crt")
     server = Server(app, tls=tls)
     server.start()

@@ -9,11 +9,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import ssl
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from kubernetes import client as kube_client
 from kubernetes import config as kube_config
@@ -80,8 +82,28 @@ def test_the_hub_serves_https_and_keeps_its_secrets_to_its_owner(hub: Hub) -> No
         "ca.key",
         "apiserver.key",
         "admin.key",
+        "sa.key",  # the service account tokens' signing key
     }
     assert {p.name: mode(p) for p in private} == {p.name: 0o600 for p in private}
+
+
+def test_a_service_account_token_of_the_hub_is_taken_by_it(hub: Hub) -> None:
+    kubeconfig = load_kubeconfig(str(hub.data_dir / "kubeconfig"))
+    admin = httpx.Client(base_url=kubeconfig.server, verify=kubeconfig.ssl_context())
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "deployer"}}
+    with admin:
+        assert admin.post("/api/v1/namespaces/default/serviceaccounts", json=account).is_success
+        asked = admin.post("/api/v1/namespaces/default/serviceaccounts/deployer/token", json={})
+    assert asked.status_code == 201, asked.text
+    token = asked.json()["status"]["token"]
+    with httpx.Client(
+        base_url=kubeconfig.server,
+        verify=ssl.create_default_context(cadata=kubeconfig.certificate_authority.decode()),
+        headers={"Authorization": f"Bearer {token}"},
+    ) as account_client:
+        review = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
+        who = account_client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json=review)
+    assert who.json()["status"]["userInfo"]["username"] == "system:serviceaccount:default:deployer"
 
 
 def kubectl_paths() -> list[str]:

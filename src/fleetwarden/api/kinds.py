@@ -79,8 +79,9 @@ class KindInfo:
     has_status: bool = True
     # The verbs served, where not every storage verb: the access reviews are only created.
     verbs: tuple[str, ...] | None = None
-    # Subresources besides status, each writing part of the status through an endpoint of
-    # its own (a CertificateSigningRequest's approval: its conditions; admission says which).
+    # Subresources besides status and scale: each writing part of the status through an
+    # endpoint of its own (a CertificateSigningRequest's approval: its conditions; admission
+    # says which), or a ServiceAccount's token (the TokenRequest API, created only).
     more_subresources: tuple[str, ...] = ()
     # Served with a /scale subresource (autoscaling/v1 Scale), and how.
     scale: Scale | None = field(default=None, compare=False)

@@ -11,6 +11,7 @@ CustomResourceDefinitions serve (`serve`); the registered kinds keep their names
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
@@ -70,7 +71,10 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("", "v1", "ConfigMap", "configmaps", True, "cm"),
     _builtin("", "v1", "Secret", "secrets", True),
     _builtin("", "v1", "Service", "services", True, "svc"),
-    _builtin("", "v1", "ServiceAccount", "serviceaccounts", True, "sa"),
+    replace(
+        _builtin("", "v1", "ServiceAccount", "serviceaccounts", True, "sa"),
+        more_subresources=("token",),  # the TokenRequest API, created only
+    ),
     _builtin("", "v1", "Pod", "pods", True, "po"),
     _builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, "pvc"),
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),

@@ -1,6 +1,7 @@
 """Who a request is, as kube-apiserver's authenticators decide: an x509 client certificate
-(CN the user, O its groups), a bearer token from --token-auth-file or a bootstrap token
-Secret, else anonymous when allowed, else 401.
+(CN the user, O its groups), a bearer token from --token-auth-file, a service account's
+token (auth/serviceaccounts) or a bootstrap token Secret, else anonymous when allowed, else
+401.
 
 The TLS layer has verified the certificate against the client CA before a request is
 read: here its subject is only read.
@@ -23,6 +24,7 @@ from typing import Any
 from fleetwarden.api.authentication import ANONYMOUS, UNAUTHENTICATED, UserInfo
 from fleetwarden.api.errors import Unauthorized
 from fleetwarden.api.meta import format_time, parse_time
+from fleetwarden.auth.serviceaccounts import ServiceAccountTokens
 
 # A certificate's subject as ssl.SSLSocket.getpeercert() gives it: RDNs of (name, value).
 PeerCertificate = Mapping[str, Any]
@@ -174,11 +176,13 @@ class Authenticator:
         self,
         *,
         tokens: Mapping[str, UserInfo] | None = None,
+        service_accounts: ServiceAccountTokens | None = None,
         bootstrap: BootstrapTokens | None = None,
         anonymous: bool = False,
         default: UserInfo | None = None,
     ) -> None:
         self.tokens = dict(tokens or {})
+        self.service_accounts = service_accounts
         self.bootstrap = bootstrap
         self.anonymous = anonymous
         self.default = default
@@ -206,6 +210,8 @@ class Authenticator:
         if scheme.lower() != "bearer" or not token:
             return None
         user = self.tokens.get(token)
+        if user is None and self.service_accounts is not None:
+            user = self.service_accounts.authenticate(token)
         if user is None and self.bootstrap is not None:
             user = self.bootstrap.authenticate(token)
         if user is None:

@@ -1,8 +1,8 @@
 """How `fleetwarden up` serves its API, by kube-apiserver's flags: HTTPS by default, with a CA,
-a serving certificate and an administrator's client certificate made in <data-dir>/pki on
-first start (or your own files); who may connect (client certificates, --token-auth-file,
-bootstrap tokens, --anonymous-auth); the audit log; and plain HTTP only when asked for,
-on the loopback.
+a serving certificate, an administrator's client certificate and the service account
+signing key made in <data-dir>/pki on first start (or your own files); who may connect
+(client certificates, --token-auth-file, service account tokens, bootstrap tokens,
+--anonymous-auth); the audit log; and plain HTTP only when asked for, on the loopback.
 """
 
 from __future__ import annotations
@@ -11,11 +11,15 @@ import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from fleetwarden.api.authentication import SYSTEM_MASTERS
+from fleetwarden.api.errors import NotFound
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.audit import AuditLog
 from fleetwarden.auth.authn import Authenticator, load_token_file
 from fleetwarden.auth.pki import HubPKI, KeyPair
+from fleetwarden.auth.serviceaccounts import DEFAULT_ISSUER, ServiceAccountTokens, SigningKey
 from fleetwarden.runtime.access import bootstrap_tokens, rbac_authorizer
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server.security import Security
@@ -24,6 +28,7 @@ from fleetwarden.store.interface import Store
 
 PKI_DIR = "pki"
 ADMIN_USER = "admin"
+SERVICE_ACCOUNT_KEY = "sa.key"  # kubeadm's name for it
 
 
 class ServingError(ValueError):
@@ -43,6 +48,9 @@ class Serving:
     anonymous_auth: bool = False
     enable_bootstrap_token_auth: bool = True
     audit_log_path: Path | None = None
+    service_account_issuer: str | None = None  # None: DEFAULT_ISSUER
+    service_account_signing_key_file: Path | None = None
+    api_audiences: tuple[str, ...] = ()
 
     def check(self) -> None:
         """Refuse what would expose the hub: plain HTTP beyond the loopback."""
@@ -79,13 +87,35 @@ class Serving:
             cert, key = pki.serving_cert, pki.serving_key
         return TLS(cert, key, self.client_ca_file or pki.ca_cert)
 
-    def security(self, store: Store, clock: Clock) -> Security:
+    def service_accounts(self, pki: HubPKI, store: Store, clock: Clock) -> ServiceAccountTokens:
+        """Service account tokens, signed with --service-account-signing-key-file or the
+        key made in the PKI directory (which replicas of one hub share, with its CA)."""
+        if self.service_account_signing_key_file is not None:
+            key = SigningKey.read(self.service_account_signing_key_file)
+        else:
+            key = SigningKey.ensure(pki.dir / SERVICE_ACCOUNT_KEY)
+
+        def lookup(kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+            try:
+                return store.get(REGISTRY.info("v1", kind), name, namespace)
+            except NotFound:
+                return None
+
+        issuer = self.service_account_issuer or DEFAULT_ISSUER
+        return ServiceAccountTokens(key, lookup, clock.now, issuer, self.api_audiences or (issuer,))
+
+    def security(
+        self, store: Store, clock: Clock, service_accounts: ServiceAccountTokens | None = None
+    ) -> Security:
         if self.insecure_serving:
             return Security()  # the insecure port's: every request an administrator's
         tokens = load_token_file(self.token_auth_file) if self.token_auth_file else {}
         bootstrap = bootstrap_tokens(store, clock) if self.enable_bootstrap_token_auth else None
         authenticator = Authenticator(
-            tokens=tokens, bootstrap=bootstrap, anonymous=self.anonymous_auth
+            tokens=tokens,
+            service_accounts=service_accounts,
+            bootstrap=bootstrap,
+            anonymous=self.anonymous_auth,
         )
         audit = AuditLog(self.audit_log_path) if self.audit_log_path else None
         return Security(authenticator, rbac_authorizer(store), audit)

@@ -267,7 +267,8 @@ class Hub:
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster"))
         self.members = HttpMembers(clusters)
-        self.security = serving.security(self.store, clock)
+        service_accounts = serving.service_accounts(self.pki, self.store, clock)
+        self.security = serving.security(self.store, clock, service_accounts)
         election = leader_election or LeaderElectionConfiguration()
         groups = self._controllers()
         for lock, controllers in groups.items():
@@ -284,7 +285,7 @@ class Hub:
         app = create_app(
             self.store, default_chain(registry), clock, ready=self.ready,
             metrics=self.metrics.expose, admission=settings.admission_config(),
-            security=self.security,
+            security=self.security, service_accounts=service_accounts,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
         self.settings = settings
@@ -706,6 +707,30 @@ def up(
         Path | None,
         _serving_option("Log every request there, one audit.k8s.io/v1 Event a line.", "FILE"),
     ] = None,
+    service_account_issuer: Annotated[
+        str | None,
+        _serving_option(
+            "The issuer (iss) of the service account tokens the hub issues and takes "
+            "(default: https://kubernetes.default.svc.cluster.local, as kubeadm's).",
+            "URL",
+        ),
+    ] = None,
+    service_account_signing_key_file: Annotated[
+        Path | None,
+        _serving_option(
+            "The RSA key service account tokens are signed with, PEM (default: one made in "
+            "<data-dir>/pki/sa.key).",
+            "FILE",
+        ),
+    ] = None,
+    api_audiences: Annotated[
+        list[str] | None,
+        _serving_option(
+            "An audience the hub takes service account tokens for (repeatable; default: the "
+            "issuer).",
+            "AUDIENCE",
+        ),
+    ] = None,
     insecure_serving: Annotated[
         bool,
         _serving_option(
@@ -829,6 +854,9 @@ def up(
         client_ca_file=client_ca_file, tls_sans=tuple(tls_san or ()),
         token_auth_file=token_auth_file, anonymous_auth=anonymous_auth,
         enable_bootstrap_token_auth=enable_bootstrap_token_auth, audit_log_path=audit_log_path,
+        service_account_issuer=service_account_issuer,
+        service_account_signing_key_file=service_account_signing_key_file,
+        api_audiences=tuple(api_audiences or ()),
     )  # fmt: skip
     try:
         if (members or ocm_members) and serving.client_ca_file:

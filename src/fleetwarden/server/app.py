@@ -30,6 +30,7 @@ from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
 from fleetwarden.auth.refusals import forbidden
+from fleetwarden.auth.serviceaccounts import ServiceAccountTokens
 from fleetwarden.dashboard import pages
 from fleetwarden.runtime.clock import Clock
 from fleetwarden.server import discovery, openapi, output, protobuf
@@ -63,6 +64,7 @@ from fleetwarden.server.routes import PathNotFound, ResourcePath, group_version,
 from fleetwarden.server.scale import SCALE
 from fleetwarden.server.security import Security
 from fleetwarden.server.tls import TLS, PeerCertificateProtocol
+from fleetwarden.server.tokens import token_request
 from fleetwarden.server.validation import FieldValidation
 from fleetwarden.server.watch import WatchOptions, WatchSession
 from fleetwarden.store.interface import Obj, Store
@@ -112,9 +114,11 @@ class App:
         admission: AdmissionConfig | None = None,
         bookmark_interval: float = BOOKMARK_INTERVAL,
         security: Security | None = None,
+        service_accounts: ServiceAccountTokens | None = None,
     ) -> None:
         self.store, self.clock, self.registry = store, clock, chain.registry
         self.security = security or Security()
+        self.service_accounts = service_accounts
         self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
         # The discovery documents, and the generation of the registry's custom kinds.
         self._discovery_of: tuple[int, discovery.Discovery] | None = None
@@ -269,6 +273,8 @@ class App:
         method = request.method
         if not info.stored:
             return self._review(request, target, user)
+        if target.subresource == "token":
+            return self._token(request, target)
         resources = self.resources.as_user(user, self.security.authorizer)
         if method == "GET":
             media = request.accept(_READ_OFFERS)
@@ -306,6 +312,18 @@ class App:
                 deleted = resources.delete(info, namespace, name, options)
             return respond(200, deleted, media)
         raise MethodNotAllowed()
+
+    def _token(self, request: Request, target: ResourcePath) -> Response:
+        """A TokenRequest: created, answered with a token, never stored."""
+        if self.service_accounts is None:
+            raise PathNotFound()  # no signing key: kube-apiserver serves no token either
+        if request.method != "POST" or target.name is None or target.namespace is None:
+            raise MethodNotAllowed()
+        media = request.accept(_WRITE_OFFERS)
+        answer = token_request(
+            self.service_accounts, self.store, target.namespace, target.name, request.document()
+        )
+        return respond(201, answer, media)
 
     def _review(self, request: Request, target: ResourcePath, user: UserInfo) -> Response:
         """An access review: created, answered, never stored."""
@@ -377,13 +395,15 @@ def create_app(
     admission: AdmissionConfig | None = None,
     bookmark_interval: float = BOOKMARK_INTERVAL,
     security: Security | None = None,
+    service_accounts: ServiceAccountTokens | None = None,
 ) -> App:
     """The API server over the store: requests authenticated and authorized by `security`
     (default: the insecure port's, every request an administrator's), admitted by `chain`
     (with `admission`'s settings) at `clock`'s time; `/readyz` asks `ready`, `/metrics`
-    serves `metrics()`. The kinds served are those of the chain's registry (the store's
-    should be the same). Creates the system namespaces (default, kube-system, kube-public)
-    if missing."""
+    serves `metrics()`; ServiceAccounts' tokens are issued by `service_accounts` (the
+    TokenRequest API is not served without). The kinds served are those of the chain's
+    registry (the store's should be the same). Creates the system namespaces (default,
+    kube-system, kube-public) if missing."""
     return App(
         store,
         chain,
@@ -393,6 +413,7 @@ def create_app(
         admission=admission,
         bookmark_interval=bookmark_interval,
         security=security,
+        service_accounts=service_accounts,
     )
 
 

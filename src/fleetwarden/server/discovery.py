@@ -112,7 +112,6 @@ def _resource_list(group: str, version: str, kinds: Iterable[KindInfo]) -> dict[
                 "singularName": "",
                 "namespaced": info.namespaced,
                 **_answered(info, subresource),
-                "verbs": STATUS_VERBS,
             }
             for subresource in info.subresources
         ]
@@ -170,22 +169,28 @@ def _discovered(info: KindInfo) -> dict[str, Any]:
     if info.categories:
         resource["categories"] = list(info.categories)
     if info.subresources:
-        resource["subresources"] = [
-            {
-                "subresource": subresource,
-                "responseKind": kind if subresource != "scale" else SCALE_KIND,
-                "verbs": STATUS_VERBS,
-            }
-            for subresource in info.subresources
-        ]
+        resource["subresources"] = []
+        for subresource in info.subresources:
+            answered, verbs = SUBRESOURCES.get(subresource, (kind, STATUS_VERBS))
+            resource["subresources"].append(
+                {"subresource": subresource, "responseKind": answered, "verbs": verbs}
+            )
     return resource
 
 
-# What a /scale subresource answers: kubectl's scale client finds it in discovery.
-SCALE_KIND = {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+# What the subresources that answer another kind answer, and their verbs (kubectl's scale
+# client finds the Scale kind here); the others answer their resource's kind, as status does.
+SUBRESOURCES: dict[str, tuple[dict[str, str], list[str]]] = {
+    "scale": ({"group": "autoscaling", "version": "v1", "kind": "Scale"}, STATUS_VERBS),
+    "token": (
+        {"group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest"},
+        ["create"],
+    ),
+}
 
 
-def _answered(info: KindInfo, subresource: str) -> dict[str, str]:
-    """The kind a subresource answers, as a legacy APIResource names it (group and version
-    only where they are not the resource's own)."""
-    return SCALE_KIND if subresource == "scale" else {"kind": info.kind}
+def _answered(info: KindInfo, subresource: str) -> dict[str, Any]:
+    """The kind a subresource answers and its verbs, as a legacy APIResource names them
+    (group and version only where they are not the resource's own)."""
+    kind, verbs = SUBRESOURCES.get(subresource, ({"kind": info.kind}, STATUS_VERBS))
+    return {**kind, "verbs": verbs}
