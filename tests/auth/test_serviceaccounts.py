@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec as ec_key
 
 from fleetwarden.api.errors import Unauthorized
-from fleetwarden.auth.serviceaccounts import ServiceAccountTokens, SigningKey
+from fleetwarden.auth.serviceaccounts import InvalidToken, ServiceAccountTokens, SigningKey
 
 NOW = datetime(2026, 11, 27, 10, 0, tzinfo=UTC)
 HOUR = 3600
@@ -70,8 +70,9 @@ def test_a_token_names_its_account_and_is_taken_as_it(key: SigningKey, hub: Hub)
         "namespace": "ci",
         "serviceaccount": {"name": "builder", "uid": "uid-builder"},
     }
-    user = tokens.authenticate(token)
-    assert user is not None
+    taken = tokens.authenticate(token)
+    assert taken is not None and taken.audiences == (ISSUER,)
+    user = taken.user
     assert user.name == "system:serviceaccount:ci:builder" and user.uid == "uid-builder"
     assert user.groups == ("system:serviceaccounts", "system:serviceaccounts:ci")
     assert dict(user.extra) == {
@@ -138,8 +139,14 @@ def test_a_token_for_another_audience_is_refused(key: SigningKey, hub: Hub) -> N
     account = hub.add("ServiceAccount", "builder")
     tokens = tokens_of(key, hub)
     token, _ = tokens.issue(account, ["vault"], HOUR)
-    with pytest.raises(Unauthorized):
+    with pytest.raises(InvalidToken) as refused:
         tokens.authenticate(token)
+    assert refused.value.why == (
+        'token audiences ["vault"] is invalid for the target audiences '
+        '["https://kubernetes.default.svc.cluster.local"]'
+    )
+    taken = tokens.authenticate(token, ["vault", "nomad"])  # as a TokenReview asks
+    assert taken is not None and taken.audiences == ("vault",)
     also, _ = tokens.issue(account, ["vault", ISSUER], HOUR)
     assert tokens.authenticate(also) is not None
 
@@ -154,8 +161,9 @@ def test_deleting_the_account_or_making_it_again_revokes_its_tokens(
     with pytest.raises(Unauthorized):
         tokens.authenticate(token)
     del hub.objects[("ServiceAccount", "default", "builder")]
-    with pytest.raises(Unauthorized):
+    with pytest.raises(InvalidToken) as refused:
         tokens.authenticate(token)
+    assert refused.value.why == "service account token has been invalidated"
     # Being deleted (finalizers pending) for less than the leeway: still taken.
     hub.add("ServiceAccount", "builder", deletionTimestamp="2026-11-27T09:59:30Z")
     assert tokens.authenticate(token) is not None
@@ -171,14 +179,13 @@ def test_a_bound_token_lives_as_long_as_its_object(key: SigningKey, hub: Hub) ->
     tokens = tokens_of(key, hub)
     token, _ = tokens.issue(account, [ISSUER], HOUR, ("Pod", pod))
     node_token, _ = tokens.issue(account, [ISSUER], HOUR, ("Node", node))
-    user = tokens.authenticate(token)
-    assert user is not None
-    assert dict(user.extra)["authentication.kubernetes.io/pod-name"] == ("web-0",)
-    assert dict(user.extra)["authentication.kubernetes.io/pod-uid"] == ("uid-web-0",)
-    node_user = tokens.authenticate(node_token)
-    assert node_user is not None and dict(node_user.extra)[
-        "authentication.kubernetes.io/node-name"
-    ] == ("n1",)
+    taken = tokens.authenticate(token)
+    assert taken is not None
+    assert dict(taken.user.extra)["authentication.kubernetes.io/pod-name"] == ("web-0",)
+    assert dict(taken.user.extra)["authentication.kubernetes.io/pod-uid"] == ("uid-web-0",)
+    node_taken = tokens.authenticate(node_token)
+    assert node_taken is not None
+    assert dict(node_taken.user.extra)["authentication.kubernetes.io/node-name"] == ("n1",)
     del hub.objects[("Pod", "default", "web-0")]
     with pytest.raises(Unauthorized):
         tokens.authenticate(token)

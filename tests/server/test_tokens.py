@@ -207,3 +207,41 @@ def test_asking_for_a_token_is_authorized_as_serviceaccounts_token(builder: Secu
         "kind": "TokenRequest",
         "verbs": ["create"],
     }
+
+
+def review(http: httpx.Client, token: str | None, *audiences: str) -> httpx.Response:
+    spec: dict[str, Any] = {"token": token} if token is not None else {}
+    if audiences:
+        spec["audiences"] = list(audiences)
+    body = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": spec}
+    return http.post("/apis/authentication.k8s.io/v1/tokenreviews", json=body)
+
+
+def test_a_token_review_says_who_a_token_is(builder: SecureApi) -> None:
+    with http_as(builder, "admin", "system:masters") as admin:
+        token = admin.post(TOKEN, json={"spec": {"audiences": ["vault"]}}).json()
+        token = token["status"]["token"]
+        reviewed = review(admin, token, "vault", "nomad")
+        assert reviewed.status_code == 201
+        status = reviewed.json()["status"]
+        assert status["authenticated"] is True and status["audiences"] == ["vault"]
+        assert status["user"]["username"] == "system:serviceaccount:default:builder"
+        assert "system:authenticated" in status["user"]["groups"]
+        # The API's own audience is not the token's: not authenticated, and why.
+        assert review(admin, token).json()["status"] == {
+            "user": {},
+            "error": 'token audiences ["vault"] is invalid for the target audiences '
+            '["https://kubernetes.default.svc.cluster.local"]',
+        }
+        assert review(admin, "tok-carol").json()["status"]["user"]["username"] == "carol"
+        assert review(admin, "nonsense").json()["status"] == {
+            "user": {},
+            "error": "invalid bearer token",
+        }
+        missing = review(admin, None)
+        assert (missing.status_code, missing.json()["message"]) == (
+            400,
+            "token is required for TokenReview in authentication",
+        )
+    with http_as(builder, "bob") as bob:
+        assert review(bob, token).status_code == 403  # system:auth-delegator's right

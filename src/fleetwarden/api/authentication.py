@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import review_kind
 from fleetwarden.api.meta import Model, Resource
 
 GROUP = "authentication.k8s.io"
@@ -83,8 +83,21 @@ class SelfSubjectReview(Resource):
     status: SelfSubjectReviewStatus = Field(default_factory=SelfSubjectReviewStatus)
 
 
-SELF_SUBJECT_REVIEW = KindInfo(
-    GROUP, VERSION, "SelfSubjectReview", "selfsubjectreviews", False, SelfSubjectReview,
-    has_status=False, verbs=("create",),
-)  # fmt: skip
-KINDS = [SELF_SUBJECT_REVIEW]
+SELF_SUBJECT_REVIEW = review_kind(
+    GROUP, VERSION, "SelfSubjectReview", "selfsubjectreviews", SelfSubjectReview, False
+)
+
+
+class TokenReviewSpec(Model):
+    token: str | None = None
+    audiences: list[str] | None = None
+
+
+class TokenReview(Resource):
+    """Asks who a bearer token is (a webhook, Vault, kube-rbac-proxy ask the hub)."""
+
+    spec: TokenReviewSpec = Field(default_factory=TokenReviewSpec)
+
+
+TOKEN_REVIEW = review_kind(GROUP, VERSION, "TokenReview", "tokenreviews", TokenReview, False)
+KINDS = [SELF_SUBJECT_REVIEW, TOKEN_REVIEW]

@@ -10,7 +10,7 @@ from typing import NamedTuple, Protocol
 from pydantic import Field
 
 from fleetwarden.api.authentication import UserInfo
-from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.kinds import KindInfo, review_kind
 from fleetwarden.api.meta import Model, Resource
 from fleetwarden.api.rbac import PolicyRule
 
@@ -137,14 +137,8 @@ class SelfSubjectRulesReview(Resource):
     status: SubjectRulesReviewStatus | None = None
 
 
-# Asked with a create, answered in the response, never stored.
-_CREATE_ONLY = ("create",)
-
-
 def _review(kind: str, plural: str, namespaced: bool, model: type[Resource]) -> KindInfo:
-    return KindInfo(
-        GROUP, VERSION, kind, plural, namespaced, model, has_status=False, verbs=_CREATE_ONLY
-    )
+    return review_kind(GROUP, VERSION, kind, plural, model, namespaced)
 
 
 SUBJECT_ACCESS_REVIEW = _review(

@@ -122,6 +122,16 @@ class KindInfo:
         return f"{self.kind}.{self.group}" if self.group else self.kind
 
 
+def review_kind(
+    group: str, version: str, kind: str, plural: str, model: type[Resource], namespaced: bool
+) -> KindInfo:
+    """A kind asked with a create and answered in the response, never stored: the access
+    and token reviews."""
+    return KindInfo(
+        group, version, kind, plural, namespaced, model, has_status=False, verbs=("create",)
+    )
+
+
 def stored_as(info: KindInfo) -> KindInfo:
     """The kind its objects are stored as: itself, or a converted version's storage one."""
     return info.conversion.storage if info.conversion is not None else info

@@ -17,6 +17,7 @@ import re
 import secrets
 import string
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from fleetwarden.api.authentication import ANONYMOUS, UNAUTHENTICATED, UserInfo
 from fleetwarden.api.errors import Unauthorized
 from fleetwarden.api.meta import format_time, parse_time
-from fleetwarden.auth.serviceaccounts import ServiceAccountTokens
+from fleetwarden.auth.serviceaccounts import InvalidToken, ServiceAccountTokens
 
 # A certificate's subject as ssl.SSLSocket.getpeercert() gives it: RDNs of (name, value).
 PeerCertificate = Mapping[str, Any]
@@ -167,6 +168,16 @@ def expiration_of(secret: Mapping[str, Any]) -> datetime | None:
         return datetime.min.replace(tzinfo=UTC)  # an expiration nobody can read is no promise
 
 
+@dataclass(frozen=True)
+class TokenVerdict:
+    """What a TokenReview answers: the token's user (None: not authenticated), the
+    audiences it was taken for, and why it was not, if an authenticator said."""
+
+    user: UserInfo | None
+    audiences: tuple[str, ...] = ()
+    error: str = ""
+
+
 class Authenticator:
     """The union of authenticators: a client certificate, then a bearer token; without any
     credentials, anonymous (when allowed). With `default`, every request is that user,
@@ -202,6 +213,29 @@ class Authenticator:
             return UserInfo(ANONYMOUS, (UNAUTHENTICATED,))
         raise Unauthorized()
 
+    def review(self, token: str, audiences: Sequence[str] = ()) -> TokenVerdict:
+        """A TokenReview: the token as a request carrying it alone would be authenticated
+        (never as the insecure port's default), for these audiences (default: the API's).
+        The token file's and bootstrap tokens know no audience: they are the API's."""
+        api = self.service_accounts.audiences if self.service_accounts else ()
+        wanted = tuple(audiences) or api
+        if self.service_accounts is not None:
+            try:
+                taken = self.service_accounts.authenticate(token, wanted)
+            except InvalidToken as refused:
+                return TokenVerdict(None, error=refused.why)
+            if taken is not None:
+                return TokenVerdict(taken.user.authenticated(), taken.audiences)
+        agreed = tuple(a for a in wanted if a in api)
+        if wanted and not agreed:
+            return TokenVerdict(None)
+        user = self.tokens.get(token)
+        if user is None and self.bootstrap is not None:
+            user = self.bootstrap.authenticate(token)
+        if user is None:
+            return TokenVerdict(None, error="invalid bearer token")
+        return TokenVerdict(user.authenticated(), agreed)
+
     def _token_user(self, authorization: str) -> UserInfo | None:
         """The bearer token's user; None for another scheme (no credential of ours); a
         token nobody knows is a 401."""
@@ -211,7 +245,8 @@ class Authenticator:
             return None
         user = self.tokens.get(token)
         if user is None and self.service_accounts is not None:
-            user = self.service_accounts.authenticate(token)
+            taken = self.service_accounts.authenticate(token)
+            user = taken.user if taken else None
         if user is None and self.bootstrap is not None:
             user = self.bootstrap.authenticate(token)
         if user is None:

@@ -1,7 +1,8 @@
 """The access reviews: authorization.k8s.io's SubjectAccessReview, LocalSubjectAccessReview,
 SelfSubjectAccessReview and SelfSubjectRulesReview, and authentication.k8s.io's
-SelfSubjectReview. Each is created and answered at once, never stored: `kubectl auth
-can-i` (and `--list`) and `kubectl auth whoami` ask them."""
+SelfSubjectReview and TokenReview. Each is created and answered at once, never stored:
+`kubectl auth can-i` (and `--list`) and `kubectl auth whoami` ask them, and a component
+that takes the hub's tokens asks a TokenReview."""
 
 from __future__ import annotations
 
@@ -23,14 +24,23 @@ from fleetwarden.api.errors import BadRequest, ErrorList, Invalid, Path, aggrega
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.rbac import PolicyRule
+from fleetwarden.auth.authn import Authenticator
 
 Obj = dict[str, Any]
 
 
-def answer(info: KindInfo, obj: Resource, user: UserInfo, authorizer: Authorizer) -> Obj:
+def answer(
+    info: KindInfo,
+    obj: Resource,
+    user: UserInfo,
+    authorizer: Authorizer,
+    authenticator: Authenticator | None = None,
+) -> Obj:
     """The review, with its status filled in; Invalid when it asks nothing answerable."""
     if info == authentication.SELF_SUBJECT_REVIEW:
         return _whoami(obj, user)
+    if info == authentication.TOKEN_REVIEW:
+        return _token_review(obj, authenticator or Authenticator())
     if info == authorization.SELF_SUBJECT_RULES_REVIEW:
         return _rules(obj, user, authorizer)
     spec = obj.spec  # type: ignore[attr-defined]
@@ -135,6 +145,23 @@ def _resource_rule(rule: PolicyRule) -> ResourceRule:
         resources=list(rule.resources or []),
         **names,
     )
+
+
+def _token_review(obj: Resource, authenticator: Authenticator) -> Obj:
+    """TokenReview's REST: the token's verdict, in Go's JSON (a failed one has an empty user
+    and no `authenticated`)."""
+    spec: Any = obj.spec  # type: ignore[attr-defined]
+    if not spec.token:
+        raise BadRequest("token is required for TokenReview in authentication")
+    verdict = authenticator.review(spec.token, spec.audiences or ())
+    status: dict[str, Any] = {"user": verdict.user.to_wire() if verdict.user else {}}
+    if verdict.user is not None:
+        status = {"authenticated": True, **status}
+    if verdict.audiences and verdict.user is not None:
+        status["audiences"] = list(verdict.audiences)
+    if verdict.error:
+        status["error"] = verdict.error
+    return {**obj.to_dict(), "status": status}
 
 
 def _whoami(obj: Resource, user: UserInfo) -> Obj:

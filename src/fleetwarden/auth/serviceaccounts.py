@@ -42,6 +42,24 @@ BOUND_KINDS = {"Secret": "secret", "Pod": "pod", "Node": "node"}
 _EXTRA_OF = ("pod", "node")
 CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
 
+
+class InvalidToken(Unauthorized):
+    """A token of this issuer that does not hold: a 401 saying no more (as kube-apiserver's),
+    and why, for a TokenReview's status.error."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__()
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Taken:
+    """A token taken: its user, and the audiences it was taken for."""
+
+    user: UserInfo
+    audiences: tuple[str, ...]
+
+
 # An object of the hub by kind, namespace and name; None when there is none.
 Lookup = Callable[[str, str, str], Mapping[str, Any] | None]
 
@@ -140,9 +158,10 @@ class ServiceAccountTokens:
         }
         return self.key.sign(claims), expiry
 
-    def authenticate(self, token: str) -> UserInfo | None:
-        """The token's account as a user; None when it is no token of this issuer (another
-        authenticator's); Unauthorized when it is one that does not hold."""
+    def authenticate(self, token: str, audiences: Sequence[str] = ()) -> Taken | None:
+        """The token's account as a user, for the audiences it shares with those asked for
+        (default: the API's); None when it is no token of this issuer (another
+        authenticator's); InvalidToken when it is one that does not hold."""
         parts = token.split(".")
         if len(parts) != 3:
             return None
@@ -150,31 +169,42 @@ class ServiceAccountTokens:
         claims = _object(payload)
         if claims is None or claims.get("iss") != self.issuer:
             return None
+        # The key's algorithm only: never "none", nor HS256 keyed with the public key.
         if (_object(header) or {}).get("alg") != "RS256":
-            raise Unauthorized()  # the key's algorithm only: never "none", nor HS256 by it
+            raise InvalidToken("invalid signature")
         if signature is None or not self.key.verify(parts[0], parts[1], signature):
-            raise Unauthorized()
+            raise InvalidToken("invalid signature")
         self._check_times(claims)
-        if not set(_audiences(claims.get("aud"))) & set(self.audiences):
-            raise Unauthorized()
-        return self._account_user(claims)
+        wanted = tuple(audiences) or self.audiences
+        granted = _audiences(claims.get("aud"))
+        agreed = tuple(a for a in wanted if a in granted)
+        if not agreed:
+            raise InvalidToken(
+                f"token audiences {_go_list(granted)} is invalid for the target audiences "
+                f"{_go_list(wanted)}"
+            )
+        return Taken(self._account_user(claims), agreed)
 
     def _check_times(self, claims: Mapping[str, Any]) -> None:
         now, leeway = self.now().timestamp(), LEEWAY.total_seconds()
         expiry, not_before, issued = (_number(claims.get(n)) for n in ("exp", "nbf", "iat"))
-        if now > expiry + leeway or now < not_before - leeway or issued > now + leeway:
-            raise Unauthorized()
+        if now > expiry + leeway:
+            raise InvalidToken("service account token has expired")
+        if now < not_before - leeway:
+            raise InvalidToken("service account token is not valid yet")
+        if issued > now + leeway:
+            raise InvalidToken("service account token is issued in the future")
 
     def _account_user(self, claims: Mapping[str, Any]) -> UserInfo:
         """The account the claims name, if it is still the one they were issued for, and
         still bound to the object they name."""
         private = claims.get("kubernetes.io")
         if not isinstance(private, dict):
-            raise Unauthorized()
+            raise InvalidToken("service account token claims are missing")
         namespace = private.get("namespace")
         account = private.get("serviceaccount")
         if not isinstance(namespace, str) or not isinstance(account, dict):
-            raise Unauthorized()
+            raise InvalidToken("service account token claims are missing")
         uid = self._current_uid("ServiceAccount", namespace, account)
         extra = {}
         for kind, claim in BOUND_KINDS.items():
@@ -193,24 +223,30 @@ class ServiceAccountTokens:
     def _current_uid(self, kind: str, namespace: str, ref: Any) -> str:
         """The uid of the object a claim names, when it is still there, as it was."""
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str):
-            raise Unauthorized()
+            raise InvalidToken("service account token claims are missing")
         obj = self.lookup(kind, namespace, ref["name"])
-        if obj is None:
-            raise Unauthorized()
-        meta = obj["metadata"]
-        if meta.get("uid") != ref.get("uid"):
-            raise Unauthorized()  # deleted and made again: not the one it was issued for
+        # Gone, or deleted and made again (not the one it was issued for), or deleted.
+        meta = obj["metadata"] if obj is not None else {}
         deleted = meta.get("deletionTimestamp")
-        if deleted and parse_time(deleted) < self.now() - LEEWAY:
-            raise Unauthorized()
+        if (
+            obj is None
+            or meta.get("uid") != ref.get("uid")
+            or (deleted and parse_time(deleted) < self.now() - LEEWAY)
+        ):
+            raise InvalidToken("service account token has been invalidated")
         return str(meta.get("uid", ""))
 
 
 def _number(value: Any) -> float:
     """A NumericDate claim; a token without one, or with another type, is refused."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Unauthorized()
+        raise InvalidToken("service account token claims are missing")
     return float(value)
+
+
+def _go_list(values: Sequence[str]) -> str:
+    """%q of a []string: ["a" "b"]."""
+    return "[" + " ".join(json.dumps(v) for v in values) + "]"
 
 
 def _audiences(aud: Any) -> list[str]:

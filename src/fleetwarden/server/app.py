@@ -333,7 +333,11 @@ class App:
         body = addressed(target.info, target.namespace, None, request.document())
         review = self.registry.decode(body)
         return respond(
-            201, reviews.answer(target.info, review, user, self.security.authorizer), media
+            201,
+            reviews.answer(
+                target.info, review, user, self.security.authorizer, self.security.authenticator
+            ),
+            media,
         )
 
     async def _watch(
