@@ -27,6 +27,7 @@ from fleetwarden.api.karmada.work import ReplicaRequirements, Work
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.auth.bootstrap import karmada_policy, kubernetes_policy
 from fleetwarden.auth.pki import KeyPair
+from fleetwarden.auth.serviceaccounts import ServiceAccountTokens
 from fleetwarden.controllers.apiextensions import apiextensions_controllers
 from fleetwarden.controllers.certificates.signer import csr_signing_controller
 from fleetwarden.controllers.certificates.token_cleaner import token_cleaner_controller
@@ -68,6 +69,7 @@ from fleetwarden.controllers.ocm.manifest_work_replica_set import (
 )
 from fleetwarden.controllers.ocm.taint import taint_controller
 from fleetwarden.controllers.rbac.aggregation import cluster_role_aggregation_controller
+from fleetwarden.controllers.serviceaccounts.tokens import tokens_controller
 from fleetwarden.runtime.manager import Controller
 from fleetwarden.scheduling.karmada import scheduler_controller
 from fleetwarden.scheduling.ocm.scheduling_controller import scheduling_controller
@@ -174,6 +176,14 @@ def certificate_controllers(ca: KeyPair, authorizer: Authorizer) -> list[Locked]
         (KUBE_CONTROLLER_MANAGER, csr_signing_controller(ca)),
         (KUBE_CONTROLLER_MANAGER, token_cleaner_controller()),
     ]
+
+
+def service_account_controllers(
+    tokens: ServiceAccountTokens, root_ca: bytes | None
+) -> list[Locked]:
+    """kube-controller-manager's writer of legacy tokens into token Secrets, with the CA
+    they carry (none where the hub serves plain HTTP)."""
+    return [(KUBE_CONTROLLER_MANAGER, tokens_controller(tokens, root_ca))]
 
 
 def karmada_controllers(members: Members, template_kinds: Iterable[KindInfo]) -> list[Locked]:

@@ -51,6 +51,15 @@ def tokens_of(key: SigningKey, hub: Hub, issuer: str = ISSUER) -> ServiceAccount
     return ServiceAccountTokens(key, hub.lookup, lambda: hub.now, issuer, (ISSUER,))
 
 
+INVALIDATED = "service account token has been invalidated"
+
+
+def why_refused(tokens: ServiceAccountTokens, token: str) -> str:
+    with pytest.raises(InvalidToken) as refused:
+        tokens.authenticate(token)
+    return refused.value.why
+
+
 def claims_of(token: str) -> dict[str, Any]:
     payload = token.split(".")[1]
     decoded: dict[str, Any] = json.loads(base64.urlsafe_b64decode(payload + "=" * 4))
@@ -204,3 +213,26 @@ def test_the_key_is_made_once_for_its_owner_alone(tmp_path: Path) -> None:
     (tmp_path / "ec.key").write_bytes(ec)
     with pytest.raises(ValueError, match="must be an RSA key"):
         SigningKey.read(tmp_path / "ec.key")
+
+
+def test_a_legacy_token_holds_while_its_secret_holds_it(key: SigningKey, hub: Hub) -> None:
+    account = hub.add("ServiceAccount", "deployer")
+    tokens = tokens_of(key, hub)
+    token = tokens.legacy_token(account, "deployer-token")
+    assert why_refused(tokens, token) == INVALIDATED  # no Secret holds it
+    secret = hub.add("Secret", "deployer-token")
+    secret["data"] = {"token": base64.b64encode(token.encode()).decode()}
+    taken = tokens.authenticate(token)
+    assert taken is not None and taken.user.name == "system:serviceaccount:default:deployer"
+    assert taken.audiences == (ISSUER,)  # no audience of its own: the API's
+    hub.now = NOW + timedelta(days=3650)  # no expiry
+    assert tokens.authenticate(token) is not None
+    with pytest.raises(InvalidToken):
+        tokens.authenticate(token, ["vault"])
+    secret["metadata"]["labels"] = {"kubernetes.io/legacy-token-invalid-since": "2026-11-27"}
+    assert why_refused(tokens, token) == INVALIDATED
+    del secret["metadata"]["labels"]
+    secret["data"]["token"] = base64.b64encode(b"another").decode()
+    assert why_refused(tokens, token) == INVALIDATED
+    del hub.objects[("Secret", "default", "deployer-token")]
+    assert why_refused(tokens, token) == INVALIDATED

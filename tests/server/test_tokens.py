@@ -5,8 +5,10 @@ server refuses, in its words."""
 
 from __future__ import annotations
 
+import base64
 import json
 import ssl
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -14,8 +16,13 @@ import pytest
 from kubernetes import client, config
 
 from fleetwarden.client.kubeconfig import load_kubeconfig
+from fleetwarden.controllers.serviceaccounts.tokens import NAME as ANNOTATION
+from fleetwarden.controllers.serviceaccounts.tokens import tokens_controller
+from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.manager import ControllerManager, RealDriver
 
 from .conftest import Kubectl, SecureApi, kubectl_binaries
+from .test_crd import eventually
 from .test_security import as_user
 
 TOKEN = "/api/v1/namespaces/default/serviceaccounts/builder/token"
@@ -245,3 +252,56 @@ def test_a_token_review_says_who_a_token_is(builder: SecureApi) -> None:
         )
     with http_as(builder, "bob") as bob:
         assert review(bob, token).status_code == 403  # system:auth-delegator's right
+
+
+@pytest.fixture
+def token_controller(builder: SecureApi) -> Iterator[SecureApi]:
+    """kube-controller-manager's token controller over the hub's store, in real time."""
+    manager = ControllerManager(builder.store, RealClock())
+    app = builder.server.app
+    assert app.service_accounts is not None
+    manager.add(tokens_controller(app.service_accounts, builder.ca.certificate_pem()))
+    driver = RealDriver(manager)
+    driver.start()
+    try:
+        yield builder
+    finally:
+        driver.stop()
+
+
+def test_a_token_secret_is_filled_in_and_goes_with_its_account(token_controller: SecureApi) -> None:
+    secrets = "/api/v1/namespaces/default/secrets"
+    body = {
+        "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
+        "metadata": {"name": "builder-token", "annotations": {ANNOTATION: "builder"}},
+    }  # fmt: skip
+    with http_as(token_controller, "admin", "system:masters") as admin:
+        assert admin.post(secrets, json=body).status_code == 201
+        filled = eventually(
+            lambda: (
+                (got := admin.get(f"{secrets}/builder-token").json()).get("data", {}).get("token")
+                and got
+            ),
+            "the token written into the Secret",
+            timeout=30,
+        )
+        account = admin.get("/api/v1/namespaces/default/serviceaccounts/builder").json()
+        meta, data = filled["metadata"], filled["data"]
+        assert (
+            meta["annotations"]["kubernetes.io/service-account.uid"] == account["metadata"]["uid"]
+        )
+        assert base64.b64decode(data["namespace"]) == b"default"
+        assert base64.b64decode(data["ca.crt"]) == token_controller.ca.certificate_pem()
+        token = base64.b64decode(data["token"]).decode()
+        with https(token_controller, token) as http:
+            assert http.get("/api/v1/namespaces/default/configmaps").status_code == 200
+            assert review(admin, token).json()["status"]["user"]["username"] == (
+                "system:serviceaccount:default:builder"
+            )
+            admin.delete("/api/v1/namespaces/default/serviceaccounts/builder")
+            eventually(
+                lambda: admin.get(f"{secrets}/builder-token").status_code == 404,
+                "the Secret deleted with its account",
+                timeout=30,
+            )
+            assert http.get("/api/v1/namespaces/default/configmaps").status_code == 401

@@ -35,6 +35,13 @@ from fleetwarden.api.errors import Unauthorized
 from fleetwarden.api.meta import parse_time
 
 DEFAULT_ISSUER = "https://kubernetes.default.svc.cluster.local"
+# The legacy tokens kube-controller-manager writes into token Secrets: no expiry, no
+# audience, valid while their Secret holds them.
+LEGACY_ISSUER = "kubernetes/serviceaccount"
+TOKEN_SECRET_TYPE = "kubernetes.io/service-account-token"
+_LEGACY = "kubernetes.io/serviceaccount/"
+# A legacy token Secret marked so by the cleaner upstream: its token is no longer taken.
+INVALID_SINCE = "kubernetes.io/legacy-token-invalid-since"
 LEEWAY = timedelta(minutes=1)  # jwt.DefaultLeeway
 # The objects a token may be bound to, and the claim naming them.
 BOUND_KINDS = {"Secret": "secret", "Pod": "pod", "Node": "node"}
@@ -158,6 +165,21 @@ class ServiceAccountTokens:
         }
         return self.key.sign(claims), expiry
 
+    def legacy_token(self, account: Mapping[str, Any], secret: str) -> str:
+        """The token of a token Secret (serviceaccount.LegacyClaims, signed)."""
+        meta = account["metadata"]
+        namespace, name = meta["namespace"], meta["name"]
+        return self.key.sign(
+            {
+                "iss": LEGACY_ISSUER,
+                f"{_LEGACY}namespace": namespace,
+                f"{_LEGACY}secret.name": secret,
+                f"{_LEGACY}service-account.name": name,
+                f"{_LEGACY}service-account.uid": meta.get("uid", ""),
+                "sub": service_account_user(namespace, name),
+            }
+        )
+
     def authenticate(self, token: str, audiences: Sequence[str] = ()) -> Taken | None:
         """The token's account as a user, for the audiences it shares with those asked for
         (default: the API's); None when it is no token of this issuer (another
@@ -167,23 +189,39 @@ class ServiceAccountTokens:
             return None
         header, payload, signature = (_unb64(part) for part in parts)
         claims = _object(payload)
-        if claims is None or claims.get("iss") != self.issuer:
+        if claims is None or claims.get("iss") not in (self.issuer, LEGACY_ISSUER):
             return None
         # The key's algorithm only: never "none", nor HS256 keyed with the public key.
         if (_object(header) or {}).get("alg") != "RS256":
             raise InvalidToken("invalid signature")
         if signature is None or not self.key.verify(parts[0], parts[1], signature):
             raise InvalidToken("invalid signature")
-        self._check_times(claims)
         wanted = tuple(audiences) or self.audiences
-        granted = _audiences(claims.get("aud"))
-        agreed = tuple(a for a in wanted if a in granted)
-        if not agreed:
-            raise InvalidToken(
-                f"token audiences {_go_list(granted)} is invalid for the target audiences "
-                f"{_go_list(wanted)}"
-            )
-        return Taken(self._account_user(claims), agreed)
+        if claims["iss"] == LEGACY_ISSUER:  # no audience of its own: the API's
+            return Taken(self._legacy_user(claims, token), _agreed(wanted, self.audiences))
+        self._check_times(claims)
+        return Taken(self._account_user(claims), _agreed(wanted, _audiences(claims.get("aud"))))
+
+    def _legacy_user(self, claims: Mapping[str, Any], token: str) -> UserInfo:
+        """A legacy token's account, while its Secret still holds it, not marked invalid,
+        and the account is the one it was written for."""
+        fields = ("namespace", "secret.name", "service-account.name", "service-account.uid")
+        values = [claims.get(_LEGACY + f) for f in fields]
+        if not all(isinstance(v, str) and v for v in values):
+            raise InvalidToken("service account token claims are missing")
+        namespace, secret_name, name, uid = (str(v) for v in values)
+        secret = self.lookup("Secret", namespace, secret_name) or {}
+        meta = secret.get("metadata") or {}
+        held = _decoded((secret.get("data") or {}).get("token"))
+        if (
+            held != token
+            or meta.get("deletionTimestamp")
+            or INVALID_SINCE in (meta.get("labels") or {})
+        ):
+            raise InvalidToken("service account token has been invalidated")
+        account_uid = self._current_uid("ServiceAccount", namespace, {"name": name, "uid": uid})
+        groups = [SERVICE_ACCOUNTS_GROUP, f"{SERVICE_ACCOUNTS_GROUP}:{namespace}"]
+        return UserInfo.of(service_account_user(namespace, name), groups, account_uid)
 
     def _check_times(self, claims: Mapping[str, Any]) -> None:
         now, leeway = self.now().timestamp(), LEEWAY.total_seconds()
@@ -242,6 +280,27 @@ def _number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidToken("service account token claims are missing")
     return float(value)
+
+
+def _agreed(wanted: Sequence[str], granted: Sequence[str]) -> tuple[str, ...]:
+    """The audiences asked for that the token is for; InvalidToken when there are none."""
+    agreed = tuple(a for a in wanted if a in granted)
+    if not agreed:
+        raise InvalidToken(
+            f"token audiences {_go_list(granted)} is invalid for the target audiences "
+            f"{_go_list(wanted)}"
+        )
+    return agreed
+
+
+def _decoded(value: Any) -> str | None:
+    """A Secret's data value as text; None when it is not base64 of UTF-8."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(value, validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
 
 
 def _go_list(values: Sequence[str]) -> str:

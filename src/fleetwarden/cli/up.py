@@ -267,8 +267,8 @@ class Hub:
         manager = ControllerManager(self.store, clock, settings, self.metrics, registry)
         clusters = manager.cache.informer(REGISTRY.info("cluster.karmada.io/v1alpha1", "Cluster"))
         self.members = HttpMembers(clusters)
-        service_accounts = serving.service_accounts(self.pki, self.store, clock)
-        self.security = serving.security(self.store, clock, service_accounts)
+        self.service_accounts = serving.service_accounts(self.pki, self.store, clock)
+        self.security = serving.security(self.store, clock, self.service_accounts)
         election = leader_election or LeaderElectionConfiguration()
         groups = self._controllers()
         for lock, controllers in groups.items():
@@ -285,18 +285,25 @@ class Hub:
         app = create_app(
             self.store, default_chain(registry), clock, ready=self.ready,
             metrics=self.metrics.expose, admission=settings.admission_config(),
-            security=self.security, service_accounts=service_accounts,
+            security=self.security, service_accounts=self.service_accounts,
         )  # fmt: skip
         self.server = Server(app, serving.bind_address, serving.port, tls)
         self.settings = settings
 
     def _controllers(self) -> dict[Lock | None, list[Controller]]:
         """The hub's controllers by lock, made anew at each call."""
-        from fleetwarden.hub import by_lock, certificate_controllers, locked_hub_controllers
+        from fleetwarden.hub import (
+            by_lock,
+            certificate_controllers,
+            locked_hub_controllers,
+            service_account_controllers,
+        )
 
         controllers = locked_hub_controllers(self.members)
         if self.serving.signs_client_certificates:  # then it answers agents' requests for them
             controllers += certificate_controllers(self.pki.ca(), self.security.authorizer)
+        root_ca = self.pki.ca_cert.read_bytes() if self.pki.ca_cert.exists() else None
+        controllers += service_account_controllers(self.service_accounts, root_ca)
         return by_lock(controllers)
 
     def _electors(
