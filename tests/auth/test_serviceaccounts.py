@@ -236,3 +236,10 @@ def test_a_legacy_token_holds_while_its_secret_holds_it(key: SigningKey, hub: Hu
     assert why_refused(tokens, token) == INVALIDATED
     del hub.objects[("Secret", "default", "deployer-token")]
     assert why_refused(tokens, token) == INVALIDATED
+
+
+def test_only_an_https_issuer_is_discoverable(key: SigningKey, hub: Hub) -> None:
+    jwks = "https://hub.example/openid/v1/jwks"
+    assert tokens_of(key, hub).openid_configuration(jwks) is not None
+    for issuer in ("kubernetes/serviceaccount", "http://hub.example", "https://hub.example?a=b"):
+        assert tokens_of(key, hub, issuer).openid_configuration(jwks) is None

@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from kubernetes import client, config
 
 from fleetwarden.client.kubeconfig import load_kubeconfig
@@ -305,3 +307,37 @@ def test_a_token_secret_is_filled_in_and_goes_with_its_account(token_controller:
                 timeout=30,
             )
             assert http.get("/api/v1/namespaces/default/configmaps").status_code == 401
+
+
+def test_the_issuer_is_discoverable_and_its_keys_check_its_tokens(builder: SecureApi) -> None:
+    builder.server.app.jwks_uri = "https://hub.example:6443/openid/v1/jwks"
+    with http_as(builder, "admin", "system:masters") as admin:
+        token = admin.post(TOKEN, json={}).json()["status"]["token"]
+    with https(builder, token) as account:  # system:serviceaccounts may read them
+        discovered = account.get("/.well-known/openid-configuration")
+        keys = account.get("/openid/v1/jwks")
+    assert discovered.json() == {
+        "issuer": "https://kubernetes.default.svc.cluster.local",
+        "jwks_uri": "https://hub.example:6443/openid/v1/jwks",
+        "response_types_supported": ["id_token"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+    }
+    assert keys.headers["content-type"] == "application/jwk-set+json"
+    assert keys.headers["cache-control"] == "public, max-age=3600"
+    # A relying party checks a token with the published key alone.
+    (jwk,) = keys.json()["keys"]
+    header, payload, signature = token.split(".")
+    assert json.loads(unpadded(header))["kid"] == jwk["kid"]
+    numbers = rsa.RSAPublicNumbers(
+        int.from_bytes(unpadded(jwk["e"]), "big"), int.from_bytes(unpadded(jwk["n"]), "big")
+    )
+    numbers.public_key().verify(
+        unpadded(signature), f"{header}.{payload}".encode(), padding.PKCS1v15(), hashes.SHA256()
+    )
+    with http_as(builder, "bob") as bob:
+        assert bob.get("/openid/v1/jwks").status_code == 403
+
+
+def unpadded(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

@@ -104,6 +104,9 @@ def test_a_service_account_token_of_the_hub_is_taken_by_it(hub: Hub) -> None:
         review = {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}
         who = account_client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json=review)
     assert who.json()["status"]["userInfo"]["username"] == "system:serviceaccount:default:deployer"
+    with httpx.Client(base_url=kubeconfig.server, verify=kubeconfig.ssl_context()) as admin:
+        discovered = admin.get("/.well-known/openid-configuration").json()
+    assert discovered["jwks_uri"] == f"{kubeconfig.server}/openid/v1/jwks"
 
 
 def kubectl_paths() -> list[str]:

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from fleetwarden.api import rbac
-from fleetwarden.api.authentication import AUTHENTICATED, SYSTEM_MASTERS, UNAUTHENTICATED
+from fleetwarden.api.authentication import (
+    AUTHENTICATED,
+    SERVICE_ACCOUNTS_GROUP,
+    SYSTEM_MASTERS,
+    UNAUTHENTICATED,
+)
 
 Obj = dict[str, Any]
 
@@ -189,6 +194,9 @@ def _aggregate_to_admin() -> list[Obj]:
 
 
 _PUBLIC_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
+# Where the service account issuer's OIDC discovery is served (ServiceAccountIssuerDiscovery).
+OPENID_CONFIGURATION, JWKS = "/.well-known/openid-configuration", "/openid/v1/jwks"
+_ISSUER_DISCOVERY_URLS = [OPENID_CONFIGURATION, f"{OPENID_CONFIGURATION}/", JWKS, f"{JWKS}/"]
 _DISCOVERY_URLS = sorted(
     ["/api", "/api/*", "/apis", "/apis/*", "/openapi", "/openapi/*", *_PUBLIC_URLS]
 )
@@ -238,11 +246,17 @@ def kubernetes_policy() -> list[Obj]:
                 rule(["authorization.k8s.io"], ["subjectaccessreviews"], ["create"]),
             ],
         ),
+        cluster_role(
+            "system:service-account-issuer-discovery", [url_rule(_ISSUER_DISCOVERY_URLS, ["get"])]
+        ),
         cluster_role_binding("cluster-admin", [group(SYSTEM_MASTERS)]),
         cluster_role_binding("system:basic-user", [group(AUTHENTICATED)]),
         cluster_role_binding("system:discovery", [group(AUTHENTICATED)]),
         cluster_role_binding(
             "system:public-info-viewer", [group(AUTHENTICATED), group(UNAUTHENTICATED)]
+        ),
+        cluster_role_binding(
+            "system:service-account-issuer-discovery", [group(SERVICE_ACCOUNTS_GROUP)]
         ),
     ]
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
@@ -105,6 +106,18 @@ class SigningKey:
             raise ValueError(f"{path}: a service account signing key must be an RSA key")
         return cls(key)
 
+    def jwk(self) -> dict[str, str]:
+        """The public key as a JSON Web Key, as go-jose writes it."""
+        numbers = self._key.public_key().public_numbers()
+        return {
+            "use": "sig",
+            "kty": "RSA",
+            "kid": self.kid,
+            "alg": "RS256",
+            "n": _b64(_unsigned(numbers.n)),
+            "e": _b64(_unsigned(numbers.e)),
+        }
+
     def sign(self, claims: Mapping[str, Any]) -> str:
         header = _b64(_json({"alg": "RS256", "kid": self.kid}))
         signed = f"{header}.{_b64(_json(claims))}"
@@ -164,6 +177,21 @@ class ServiceAccountTokens:
             "kubernetes.io": private,
         }
         return self.key.sign(claims), expiry
+
+    def openid_configuration(self, jwks_uri: str) -> dict[str, Any] | None:
+        """The OIDC discovery document of the issuer (ServiceAccountIssuerDiscovery), for
+        relying parties that check the hub's tokens themselves; None when the issuer is no
+        https URL without query or fragment, as OIDC requires (nothing is served then)."""
+        parts = urlsplit(self.issuer)
+        if parts.scheme != "https" or parts.query or parts.fragment:
+            return None
+        return {
+            "issuer": self.issuer,
+            "jwks_uri": jwks_uri,
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+        }
 
     def legacy_token(self, account: Mapping[str, Any], secret: str) -> str:
         """The token of a token Secret (serviceaccount.LegacyClaims, signed)."""
@@ -329,6 +357,11 @@ def _object(data: bytes | None) -> dict[str, Any] | None:
 
 def _json(value: Mapping[str, Any]) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _unsigned(number: int) -> bytes:
+    """A JWK's big-endian unsigned integer, without leading zeros."""
+    return number.to_bytes((number.bit_length() + 7) // 8, "big")
 
 
 def _b64(data: bytes) -> str:

@@ -50,6 +50,7 @@ class Serving:
     audit_log_path: Path | None = None
     service_account_issuer: str | None = None  # None: DEFAULT_ISSUER
     service_account_signing_key_file: Path | None = None
+    service_account_jwks_uri: str | None = None  # None: the hub's address
     api_audiences: tuple[str, ...] = ()
 
     def check(self) -> None:

@@ -352,6 +352,7 @@ class Hub:
         return f"{scheme}://{f'[{host}]' if ':' in host else host}:{self.server.port}"
 
     def start(self) -> None:
+        from fleetwarden.auth.bootstrap import JWKS
         from fleetwarden.controllers.karmada.names import NAMESPACE_KARMADA_CLUSTER
         from fleetwarden.server.namespaces import ensure_namespace
 
@@ -361,6 +362,9 @@ class Hub:
             ensure_namespace(self.store, elector.namespace)
         publish_settings(self.store, self.settings)
         self.server.start()
+        if self.server.tls:  # the issuer's keys, announced where the hub is reached
+            jwks = self.serving.service_account_jwks_uri or f"{self.client_url}{JWKS}"
+            self.server.app.jwks_uri = jwks
         self.driver.start()
         for elector in self.electors:
             thread = threading.Thread(
@@ -730,6 +734,14 @@ def up(
             "FILE",
         ),
     ] = None,
+    service_account_jwks_uri: Annotated[
+        str | None,
+        _serving_option(
+            "Where the OIDC discovery document (/.well-known/openid-configuration) says the "
+            "issuer's keys are (default: https://<the hub's address>/openid/v1/jwks).",
+            "URL",
+        ),
+    ] = None,
     api_audiences: Annotated[
         list[str] | None,
         _serving_option(
@@ -863,6 +875,7 @@ def up(
         enable_bootstrap_token_auth=enable_bootstrap_token_auth, audit_log_path=audit_log_path,
         service_account_issuer=service_account_issuer,
         service_account_signing_key_file=service_account_signing_key_file,
+        service_account_jwks_uri=service_account_jwks_uri,
         api_audiences=tuple(api_audiences or ()),
     )  # fmt: skip
     try:

@@ -29,6 +29,7 @@ from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import Registry
 from fleetwarden.auth import reviews
+from fleetwarden.auth.bootstrap import JWKS, OPENID_CONFIGURATION
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.auth.serviceaccounts import ServiceAccountTokens
 from fleetwarden.dashboard import pages
@@ -119,6 +120,9 @@ class App:
         self.store, self.clock, self.registry = store, clock, chain.registry
         self.security = security or Security()
         self.service_accounts = service_accounts
+        # Where the service account issuer's keys are announced (set once the hub's address
+        # is known); no OIDC discovery without.
+        self.jwks_uri: str | None = None
         self.resources = Resources(store, chain, clock, admission or AdmissionConfig())
         # The discovery documents, and the generation of the registry's custom kinds.
         self._discovery_of: tuple[int, discovery.Discovery] | None = None
@@ -234,6 +238,8 @@ class App:
             return respond(200, discovery.version_info())
         if path == "/metrics" and self.metrics is not None:
             return Response(200, self.metrics(), _PROMETHEUS)
+        if path in (OPENID_CONFIGURATION, JWKS) and self.service_accounts is not None:
+            return self._issuer_discovery(path)
         documents = self.discovery
         if path == "/apis":
             return self._discovery(request, documents.group_list, documents.aggregated_groups)
@@ -253,6 +259,22 @@ class App:
             if group is not None:
                 return respond(200, group)
         raise PathNotFound()
+
+    def _issuer_discovery(self, path: str) -> Response:
+        """The service account issuer's OIDC discovery document and its keys, at `jwks_uri`
+        (where the hub is reached: never from a request's Host, which a shared cache would
+        keep for everyone)."""
+        assert self.service_accounts is not None
+        configuration = None
+        if self.jwks_uri is not None:
+            configuration = self.service_accounts.openid_configuration(self.jwks_uri)
+        if configuration is None:
+            raise PathNotFound()
+        cached = [("cache-control", "public, max-age=3600")]
+        if path == JWKS:
+            keys = encode({"keys": [self.service_accounts.key.jwk()]})
+            return Response(200, keys, "application/jwk-set+json", cached)
+        return Response(200, encode(configuration), "application/json", cached)
 
     def _discovery(
         self, request: Request, legacy: dict[str, Any], aggregated: dict[str, Any]

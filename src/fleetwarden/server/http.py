@@ -225,7 +225,9 @@ class Response:
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         pairs = [("content-type", self.content_type), ("content-length", str(len(self.body)))]
-        pairs += [("cache-control", "no-cache, private"), *self.headers]
+        if not any(name == "cache-control" for name, _ in self.headers):
+            pairs.append(("cache-control", "no-cache, private"))  # unless it says otherwise
+        pairs += self.headers
         return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in pairs]
 
 
