@@ -98,6 +98,8 @@ def test_a_token_for_another_issuer_is_left_to_other_authenticators(
     assert tokens_of(key, hub).authenticate(token) is None
     assert tokens_of(key, hub).authenticate("not-a-jwt") is None
     assert tokens_of(key, hub).authenticate("a.b.c") is None
+    nested = base64.urlsafe_b64encode(b"[" * 100_000).decode()
+    assert tokens_of(key, hub).authenticate(f"e30.{nested}.c") is None
 
 
 def test_a_token_not_signed_by_the_key_is_refused(

@@ -346,11 +346,13 @@ def _audiences(aud: Any) -> list[str]:
 
 
 def _object(data: bytes | None) -> dict[str, Any] | None:
+    """A JWT part's JSON object; None for anything else, however a stranger wrote it (a
+    token nested a thousand deep included)."""
     if data is None:
         return None
     try:
         value = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
