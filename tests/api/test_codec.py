@@ -37,7 +37,7 @@ def test_a_billion_laughs_is_refused_at_once() -> None:
     started = time.monotonic()
     with pytest.raises(DocumentError, match=r"^yaml: document contains excessive aliasing$"):
         load_yaml(LAUGHS)
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 5  # a guard against blowups, not a timing
     with pytest.raises(DocumentError, match="excessive aliasing"):
         list(load_yaml_documents("a: 1\n---\n" + LAUGHS))
 
@@ -79,7 +79,7 @@ def test_nesting_up_to_the_bound_is_read_and_past_it_refused(load: object) -> No
     started = time.monotonic()
     with pytest.raises(DocumentError, match="exceeded max depth"):
         load(nested(100_000))
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5  # tens of seconds when quadratic
 
 
 def test_json_with_an_unterminated_string_is_refused_in_linear_time() -> None:
@@ -90,7 +90,7 @@ def test_json_with_an_unterminated_string_is_refused_in_linear_time() -> None:
     started = time.monotonic()
     with pytest.raises(ValueError):  # not JSON, or too deep: either way refused
         load_json(body.encode())
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5  # tens of seconds when quadratic
 
 
 def test_yaml_nesting_is_counted_with_aliases_expanded() -> None:

@@ -61,4 +61,4 @@ def test_many_begin_lines_without_an_end_are_refused_in_linear_time() -> None:
     started = time.monotonic()
     problem = certificate_problem(b"-----BEGIN A-----\n" * 20_000)
     assert problem == "must contain at least one CERTIFICATE PEM block"
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5  # tens of seconds when quadratic

@@ -48,7 +48,7 @@ def test_an_exponent_beyond_any_resource_is_refused_at_once() -> None:
         started = time.perf_counter()
         with pytest.raises(QuantityError, match="quantities must match the regular expression"):
             parse_quantity(text)
-        assert time.perf_counter() - started < 0.5, text
+        assert time.perf_counter() - started < 5, text  # minutes when it computes 10**e
 
 
 def test_values_round_up_away_from_zero() -> None:

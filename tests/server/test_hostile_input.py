@@ -220,7 +220,7 @@ def test_a_yaml_alias_bomb_is_refused_at_once(api: Api) -> None:
     for method, path in (("POST", DEPLOYMENTS), ("PUT", f"{DEPLOYMENTS}/web")):
         started = time.monotonic()
         reply = api.request(method, path, LAUGHS.encode(), content_type=YAML)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 5  # tens of seconds when it expands
         assert_bad_request(
             reply, "couldn't get version/kind; yaml: document contains excessive aliasing"
         )
@@ -258,7 +258,7 @@ def test_a_json_patch_may_not_amplify_the_object(api: Api) -> None:
     ):
         started = time.monotonic()
         reply = api.patch(path, patch, JSON_PATCH)
-        assert time.monotonic() - started < 2
+        assert time.monotonic() - started < 5  # tens of seconds when it expands
         assert (reply.status, reply.json["reason"]) == (422, "Invalid")
         assert reply.json["message"].startswith(message)
     assert api.get(path).json == before
