@@ -341,3 +341,26 @@ def test_the_issuer_is_discoverable_and_its_keys_check_its_tokens(builder: Secur
 
 def unpadded(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# What kubectl 1.32 sends for `kubectl create token builder --duration=15m --audience=a1
+# --audience=a2 --bound-object-kind=Secret --bound-object-name=s1`: a protobuf TokenRequest.
+KUBECTL_CREATE_TOKEN = (
+    b"k8s\x00\n(\n\x18authentication.k8s.io/v1\x12\x0cTokenRequest\x129\n\x10\n\x00\x12\x00"
+    b'\x1a\x00"\x00*\x002\x008\x00B\x00\x12\x1f\n\x02a1\n\x02a2\x1a\x12\n\x06Secret\x12\x02v1'
+    b'\x1a\x02s1"\x00 \x84\x07\x1a\x04\n\x00\x12\x00\x1a\x00"\x00'
+)
+
+
+def test_kubectl_create_token_sends_protobuf_which_the_hub_reads(builder: SecureApi) -> None:
+    with http_as(builder, "admin", "system:masters") as admin:
+        body = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s1"}}
+        assert admin.post("/api/v1/namespaces/default/secrets", json=body).status_code == 201
+        headers = {"Content-Type": "application/vnd.kubernetes.protobuf"}
+        created = admin.post(TOKEN, content=KUBECTL_CREATE_TOKEN, headers=headers)
+    assert created.status_code == 201, created.text
+    assert created.json()["spec"] == {
+        "audiences": ["a1", "a2"],
+        "expirationSeconds": 900,
+        "boundObjectRef": {"kind": "Secret", "apiVersion": "v1", "name": "s1"},
+    }

@@ -5,9 +5,9 @@ client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`)
 JSON back, so `kubectl create namespace|configmap|secret|serviceaccount` send it. The body
 is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes are the
 object's own message. Only the messages of those kinds are known here (field numbers from
-k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
-`kubectl auth` and `kubectl certificate` send; any other kind is refused with 415, as any
-other media type.
+k8s.io/api's generated.proto), and of the access reviews, CertificateSigningRequests and
+TokenRequests `kubectl auth`, `kubectl certificate` and `kubectl create token` send; any
+other kind is refused with 415, as any other media type.
 
 /openapi/v2 is gnostic's openapi.v2.Document message (github.com/google/gnostic-models,
 openapiv2/OpenAPIv2.proto), written from the JSON document by a table per message (`_Shape`)
@@ -151,6 +151,26 @@ KINDS: dict[tuple[str, str], Message] = {
             {
                 1: Field("conditions", _CSR_CONDITION, repeated=True),
                 2: Field("certificate", "bytes"),
+            },
+        ),
+    },
+    # kubectl create token.
+    ("authentication.k8s.io/v1", "TokenRequest"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("audiences", "string", repeated=True),
+                4: Field("expirationSeconds", "int"),
+                3: Field(
+                    "boundObjectRef",
+                    {
+                        1: Field("kind", "string"),
+                        2: Field("apiVersion", "string"),
+                        3: Field("name", "string"),
+                        4: Field("uid", "string"),
+                    },
+                ),
             },
         ),
     },
