@@ -52,7 +52,7 @@ def apply(client: Client, manifest: Mapping[str, Any], *, info: KindInfo | None 
     try:
         current = client.get(info, name, namespace)
     except NotFound:
-        return Applied(CREATED, client.create(_without_nulls(modified), info=info))
+        return Applied(CREATED, client.create(without_nulls(modified), info=info))
     annotations = current.get("metadata", {}).get("annotations") or {}
     last = annotations.get(LAST_APPLIED_ANNOTATION)
     original = json.loads(last) if last else {}
@@ -142,10 +142,10 @@ def _merge(base: Obj, extra: Mapping[str, Any]) -> Obj:
     return merged
 
 
-def _without_nulls(value: Any) -> Any:
+def without_nulls(value: Any) -> Any:
     """pruneNullsFromMap: what a create stores is what a later apply would leave."""
     if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
+        return [without_nulls(v) for v in value]
     return value

@@ -2,12 +2,14 @@
 and the OpenAPI v2 document kubectl reads.
 
 client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`) and take
-JSON back, so `kubectl create namespace|configmap|secret|serviceaccount` send it. The body
-is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes are the
-object's own message. Only the messages of those kinds are known here (field numbers from
-k8s.io/api's generated.proto), and of the access reviews, CertificateSigningRequests and
-TokenRequests `kubectl auth`, `kubectl certificate` and `kubectl create token` send; any
-other kind is refused with 415, as any other media type.
+JSON back, so `kubectl create namespace|configmap|secret|serviceaccount|role|rolebinding|
+clusterrole|clusterrolebinding|deployment|job|cronjob|service|priorityclass|token` send it.
+The body is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes
+are the object's own message. Only those kinds' messages are known here (field numbers from
+k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
+`kubectl auth` and `kubectl certificate` send, each with the fields kubectl sets and those
+it writes as zero values. Any other kind is refused with 415, as any other media type; so
+is a known kind with a field set that is not known here, rather than stored without it.
 
 /openapi/v2 is gnostic's openapi.v2.Document message (github.com/google/gnostic-models,
 openapiv2/OpenAPIv2.proto), written from the JSON document by a table per message (`_Shape`)
@@ -19,12 +21,12 @@ from __future__ import annotations
 import base64
 import json
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from fleetwarden.api.errors import BadRequest
+from fleetwarden.api.errors import BadRequest, StatusError
 from fleetwarden.api.meta import format_time
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
@@ -34,10 +36,14 @@ _MAGIC = b"k8s\x00"
 @dataclass(frozen=True)
 class Field:
     name: str
-    # "string", "bytes" (base64 in JSON), "raw", "bool", "int", "time", a message's fields,
-    # or ("map", the values' type)
+    # "string", "bytes" (base64 in JSON), "raw", "bool", "int", "time", "quantity",
+    # "intstr" (an IntOrString), "skip" (read-only status: left out unread), a message's
+    # fields, or ("map", the values' type)
     type: Any
     repeated: bool = False
+    # Kept at its zero value: a Go pointer (set, to zero), or a field Go's JSON writes
+    # without omitempty. Go writes every field, zero or not; JSON leaves the rest out.
+    keep_zero: bool = False
 
 
 Message = Mapping[int, Field]
@@ -47,8 +53,8 @@ _OWNER_REFERENCE: Message = {
     3: Field("name", "string"),
     4: Field("uid", "string"),
     5: Field("apiVersion", "string"),
-    6: Field("controller", "bool"),
-    7: Field("blockOwnerDeletion", "bool"),
+    6: Field("controller", "bool", keep_zero=True),
+    7: Field("blockOwnerDeletion", "bool", keep_zero=True),
 }
 _OBJECT_META: Message = {
     1: Field("name", "string"),
@@ -59,7 +65,7 @@ _OBJECT_META: Message = {
     7: Field("generation", "int"),
     8: Field("creationTimestamp", "time"),
     9: Field("deletionTimestamp", "time"),
-    10: Field("deletionGracePeriodSeconds", "int"),
+    10: Field("deletionGracePeriodSeconds", "int", keep_zero=True),
     11: Field("labels", ("map", "string")),
     12: Field("annotations", ("map", "string")),
     13: Field("ownerReferences", _OWNER_REFERENCE, repeated=True),
@@ -102,7 +108,203 @@ _CSR_CONDITION: Message = {
     4: Field("lastUpdateTime", "time"),
     5: Field("lastTransitionTime", "time"),
 }
+# --- the objects `kubectl create role|rolebinding|clusterrole|clusterrolebinding` send ---
+_LABEL_SELECTOR: Message = {
+    1: Field("matchLabels", ("map", "string")),
+    2: Field(
+        "matchExpressions",
+        {
+            1: Field("key", "string"),
+            2: Field("operator", "string"),
+            3: Field("values", "string", repeated=True),
+        },
+        repeated=True,
+    ),
+}
+_POLICY_RULE: Message = {
+    1: Field("verbs", "string", repeated=True),
+    2: Field("apiGroups", "string", repeated=True),
+    3: Field("resources", "string", repeated=True),
+    4: Field("resourceNames", "string", repeated=True),
+    5: Field("nonResourceURLs", "string", repeated=True),
+}
+_RULES = Field("rules", _POLICY_RULE, repeated=True)
+_BINDING: Message = {
+    1: _META,
+    2: Field(
+        "subjects",
+        {
+            1: Field("kind", "string"),
+            2: Field("apiGroup", "string"),
+            3: Field("name", "string"),
+            4: Field("namespace", "string"),
+        },
+        repeated=True,
+    ),
+    3: Field(
+        "roleRef",
+        {1: Field("apiGroup", "string"), 2: Field("kind", "string"), 3: Field("name", "string")},
+    ),
+}
+# --- and `kubectl create deployment|job|cronjob|service|priorityclass`: the fields it sets,
+# and those of the same messages it writes as zero values (field numbers of k8s.io/api's
+# generated.proto, checked against kubectl 1.32's own requests) ---------------------------
+_INT_OR_STRING_FIELDS: Message = {
+    1: Field("type", "int"),
+    2: Field("intVal", "int"),
+    3: Field("strVal", "string"),
+}
+_CONTAINER: Message = {
+    1: Field("name", "string"),
+    2: Field("image", "string"),
+    3: Field("command", "string", repeated=True),
+    4: Field("args", "string", repeated=True),
+    5: Field("workingDir", "string"),
+    6: Field(
+        "ports",
+        {
+            1: Field("name", "string"),
+            2: Field("hostPort", "int"),
+            3: Field("containerPort", "int"),
+            4: Field("protocol", "string"),
+            5: Field("hostIP", "string"),
+        },
+        repeated=True,
+    ),
+    7: Field("env", {1: Field("name", "string"), 2: Field("value", "string")}, repeated=True),
+    8: Field(
+        "resources",
+        {1: Field("limits", ("map", "quantity")), 2: Field("requests", ("map", "quantity"))},
+    ),
+    13: Field("terminationMessagePath", "string"),
+    14: Field("imagePullPolicy", "string"),
+    16: Field("stdin", "bool"),
+    17: Field("stdinOnce", "bool"),
+    18: Field("tty", "bool"),
+    20: Field("terminationMessagePolicy", "string"),
+}
+_POD_SPEC: Message = {
+    2: Field("containers", _CONTAINER, repeated=True),
+    3: Field("restartPolicy", "string"),
+    4: Field("terminationGracePeriodSeconds", "int", keep_zero=True),
+    6: Field("dnsPolicy", "string"),
+    7: Field("nodeSelector", ("map", "string")),
+    8: Field("serviceAccountName", "string"),
+    9: Field("serviceAccount", "string"),
+    10: Field("nodeName", "string"),
+    11: Field("hostNetwork", "bool"),
+    12: Field("hostPID", "bool"),
+    13: Field("hostIPC", "bool"),
+    16: Field("hostname", "string"),
+    17: Field("subdomain", "string"),
+    19: Field("schedulerName", "string"),
+    20: Field("initContainers", _CONTAINER, repeated=True),
+    24: Field("priorityClassName", "string"),
+}
+_POD_TEMPLATE: Message = {1: _META, 2: Field("spec", _POD_SPEC)}
+_STATUS = Field("status", "skip")  # what the controllers write: a create's is dropped
+_JOB_SPEC: Message = {
+    1: Field("parallelism", "int", keep_zero=True),
+    2: Field("completions", "int", keep_zero=True),
+    3: Field("activeDeadlineSeconds", "int", keep_zero=True),
+    4: Field("selector", _LABEL_SELECTOR),
+    5: Field("manualSelector", "bool", keep_zero=True),
+    6: Field("template", _POD_TEMPLATE),
+    7: Field("backoffLimit", "int", keep_zero=True),
+    8: Field("ttlSecondsAfterFinished", "int", keep_zero=True),
+    9: Field("completionMode", "string", keep_zero=True),
+    10: Field("suspend", "bool", keep_zero=True),
+}
+_WORKLOADS: dict[tuple[str, str], Message] = {
+    ("apps/v1", "Deployment"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("replicas", "int", keep_zero=True),
+                2: Field("selector", _LABEL_SELECTOR),
+                3: Field("template", _POD_TEMPLATE),
+                4: Field(
+                    "strategy",
+                    {
+                        1: Field("type", "string"),
+                        2: Field(
+                            "rollingUpdate",
+                            {1: Field("maxUnavailable", "intstr"), 2: Field("maxSurge", "intstr")},
+                        ),
+                    },
+                ),
+                5: Field("minReadySeconds", "int"),
+                6: Field("revisionHistoryLimit", "int", keep_zero=True),
+                7: Field("paused", "bool"),
+                9: Field("progressDeadlineSeconds", "int", keep_zero=True),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("batch/v1", "Job"): {1: _META, 2: Field("spec", _JOB_SPEC), 3: _STATUS},
+    ("batch/v1", "CronJob"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("schedule", "string"),
+                2: Field("startingDeadlineSeconds", "int", keep_zero=True),
+                3: Field("concurrencyPolicy", "string"),
+                4: Field("suspend", "bool", keep_zero=True),
+                5: Field("jobTemplate", {1: _META, 2: Field("spec", _JOB_SPEC)}),
+                6: Field("successfulJobsHistoryLimit", "int", keep_zero=True),
+                7: Field("failedJobsHistoryLimit", "int", keep_zero=True),
+                8: Field("timeZone", "string", keep_zero=True),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("v1", "Service"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field(
+                    "ports",
+                    {
+                        1: Field("name", "string"),
+                        2: Field("protocol", "string"),
+                        3: Field("port", "int"),
+                        4: Field("targetPort", "intstr"),
+                        5: Field("nodePort", "int"),
+                    },
+                    repeated=True,
+                ),
+                2: Field("selector", ("map", "string")),
+                3: Field("clusterIP", "string"),
+                4: Field("type", "string"),
+                10: Field("externalName", "string"),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("scheduling.k8s.io/v1", "PriorityClass"): {
+        1: _META,
+        2: Field("value", "int", keep_zero=True),
+        3: Field("globalDefault", "bool"),
+        4: Field("description", "string"),
+        5: Field("preemptionPolicy", "string", keep_zero=True),
+    },
+}
+_RBAC = "rbac.authorization.k8s.io/v1"
 KINDS: dict[tuple[str, str], Message] = {
+    (_RBAC, "Role"): {1: _META, 2: _RULES},
+    (_RBAC, "ClusterRole"): {
+        1: _META,
+        2: _RULES,
+        3: Field(
+            "aggregationRule", {1: Field("clusterRoleSelectors", _LABEL_SELECTOR, repeated=True)}
+        ),
+    },
+    (_RBAC, "RoleBinding"): _BINDING,
+    (_RBAC, "ClusterRoleBinding"): _BINDING,
+    **_WORKLOADS,
     ("v1", "Namespace"): {
         1: _META,
         2: Field("spec", {1: Field("finalizers", "string", repeated=True)}),
@@ -112,14 +314,14 @@ KINDS: dict[tuple[str, str], Message] = {
         1: _META,
         2: Field("data", ("map", "string")),
         3: Field("binaryData", ("map", "bytes")),
-        4: Field("immutable", "bool"),
+        4: Field("immutable", "bool", keep_zero=True),
     },
     ("v1", "Secret"): {
         1: _META,
         2: Field("data", ("map", "bytes")),
         3: Field("type", "string"),
         4: Field("stringData", ("map", "string")),
-        5: Field("immutable", "bool"),
+        5: Field("immutable", "bool", keep_zero=True),
     },
     # kubectl auth can-i, can-i --list and whoami.
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _ACCESS_REVIEW,
@@ -138,7 +340,7 @@ KINDS: dict[tuple[str, str], Message] = {
             {
                 1: Field("request", "bytes"),
                 7: Field("signerName", "string"),
-                8: Field("expirationSeconds", "int"),
+                8: Field("expirationSeconds", "int", keep_zero=True),
                 5: Field("usages", "string", repeated=True),
                 2: Field("username", "string"),
                 3: Field("uid", "string"),
@@ -161,7 +363,7 @@ KINDS: dict[tuple[str, str], Message] = {
             "spec",
             {
                 1: Field("audiences", "string", repeated=True),
-                4: Field("expirationSeconds", "int"),
+                4: Field("expirationSeconds", "int", keep_zero=True),
                 3: Field(
                     "boundObjectRef",
                     {
@@ -178,7 +380,7 @@ KINDS: dict[tuple[str, str], Message] = {
         1: _META,
         2: Field("secrets", _REFERENCE, repeated=True),
         3: Field("imagePullSecrets", {1: Field("name", "string")}, repeated=True),
-        4: Field("automountServiceAccountToken", "bool"),
+        4: Field("automountServiceAccountToken", "bool", keep_zero=True),
     },
 }
 _UNKNOWN: Message = {
@@ -191,6 +393,17 @@ _MAP_ENTRY = {1: "key", 2: "value"}
 
 class _Malformed(Exception):
     pass
+
+
+class _Unknown(Exception):
+    """A field this decoder does not know, holding a value."""
+
+
+class UnknownField(StatusError):
+    """415: a protobuf body with a field not known here; JSON takes it whole."""
+
+    code = 415
+    reason = "UnsupportedMediaType"
 
 
 def decode(body: bytes) -> dict[str, Any] | None:
@@ -208,11 +421,17 @@ def decode(body: bytes) -> dict[str, Any] | None:
         obj = _message(memoryview(envelope.get("raw", b"")), schema)
     except (_Malformed, IndexError, ValueError) as err:
         raise BadRequest(f"the protobuf body could not be decoded: {err}") from None
+    except _Unknown as unknown:
+        raise UnknownField(
+            f"the protobuf {kind} has a field this server does not decode ({unknown}): send "
+            "it as application/json (kubectl apply -f) instead"
+        ) from None
     return {"apiVersion": api_version, "kind": kind, **obj}
 
 
-def _message(data: memoryview, schema: Message) -> dict[str, Any]:
-    obj: dict[str, Any] = {}
+def _fields(data: memoryview) -> Iterator[tuple[int, int, Any]]:
+    """(number, wire type, value) of each field: a varint's int, a length-delimited field's
+    bytes, a fixed one's bytes."""
     pos = 0
     while pos < len(data):
         tag, pos = _varint(data, pos)
@@ -226,25 +445,63 @@ def _message(data: memoryview, schema: Message) -> dict[str, Any]:
             if pos > len(data):
                 raise _Malformed("a field runs past the end of its message")
         elif wire_type in (1, 5):
-            pos += 8 if wire_type == 1 else 4
-            continue
+            size = 8 if wire_type == 1 else 4
+            value, pos = data[pos : pos + size], pos + size
         else:
             raise _Malformed(f"unsupported wire type {wire_type}")
+        yield number, wire_type, value
+
+
+def _message(data: memoryview, schema: Message, path: str = "") -> dict[str, Any]:
+    """The message as JSON would give it. A field not known here is refused unless it holds
+    Go's zero value (which Go writes for every field it has): nothing sent is dropped."""
+    obj: dict[str, Any] = {}
+    for number, wire_type, value in _fields(data):
         field = schema.get(number)
-        if field is not None:
-            _set(obj, field, value)
-    return {k: v for k, v in obj.items() if v not in ("", {}, [], None)}
+        if field is None:
+            if not _zero(wire_type, value):
+                raise _Unknown(f"{path or 'the object'}'s field {number}")
+        elif field.type != "skip":
+            _set(obj, field, value, f"{path}.{field.name}" if path else field.name)
+    # A message sent is kept, empty or not, as Go's JSON writes a struct (`resources: {}`).
+    kept = {f.name for f in schema.values() if f.keep_zero or isinstance(f.type, Mapping)}
+    return {k: v for k, v in obj.items() if k in kept or not _empty(v)}
 
 
-def _set(obj: dict[str, Any], field: Field, value: Any) -> None:
+def _empty(value: Any) -> bool:
+    """Go's zero value, which JSON leaves out (a list holding "" is no zero: [""] is the
+    core API group)."""
+    return (
+        value is None
+        or value is False
+        or (not isinstance(value, bool) and value in ("", 0, {}, []))
+    )
+
+
+def _zero(wire_type: int, value: Any) -> bool:
+    """Whether a field holds a zero value whatever its type: 0, nothing, or a message all of
+    whose fields are zero."""
+    if wire_type == 0:
+        return bool(value == 0)
+    if not any(bytes(value)):
+        return True
+    if wire_type != 2:
+        return False
+    try:
+        return all(_zero(t, v) for _, t, v in _fields(value))
+    except (_Malformed, IndexError):
+        return False  # not a message: a string or bytes of its own
+
+
+def _set(obj: dict[str, Any], field: Field, value: Any, path: str) -> None:
     if isinstance(field.type, tuple):  # a map: one entry per occurrence
         entry = _entry(value)
         key = bytes(entry.get("key", b"")).decode()
         raw = entry.get("value", b"")
-        decoded = _scalar(field.type[1], raw)
+        decoded = _scalar(field.type[1], raw, path)
         obj.setdefault(field.name, {})[key] = decoded
         return
-    decoded = _scalar(field.type, value)
+    decoded = _scalar(field.type, value, path)
     if field.repeated:
         obj.setdefault(field.name, []).append(decoded)
     else:
@@ -262,9 +519,14 @@ def _entry(value: memoryview) -> dict[str, Any]:
     return entry
 
 
-def _scalar(type_: Any, value: Any) -> Any:
+def _scalar(type_: Any, value: Any, path: str = "") -> Any:
     if isinstance(type_, Mapping):
-        return _message(value, type_)
+        return _message(value, type_, path)
+    if type_ == "quantity":  # resource.Quantity: its string
+        return _message(value, {1: Field("string", "string")}).get("string", "")
+    if type_ == "intstr":
+        held = _message(value, _INT_OR_STRING_FIELDS, path)
+        return held.get("strVal", "") if held.get("type") == 1 else held.get("intVal", 0)
     if type_ == "string":
         return bytes(value).decode()
     if type_ == "raw":
