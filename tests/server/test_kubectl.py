@@ -271,6 +271,18 @@ PROTOBUF_CREATES = [
         ],
     ),
     ("clusterrolebinding", ["clusterrolebinding", "loggers", "--clusterrole=logs", "--user=bob"]),
+    (
+        "ingress",
+        [
+            "ingress",
+            "web",
+            "--class=nginx",
+            "--default-backend=svc:80",
+            "--rule=foo.com/*=svc2:http,tls=cert",
+            "--annotation=a=b",
+        ],
+    ),
+    ("ingress", ["ingress", "simple", "--rule=bar.com/x=svc:8080"]),
     ("priorityclass", ["priorityclass", "high", "--value=1000", "--description=urgent"]),
     ("priorityclass", ["priorityclass", "zero", "--value=0", "--preemption-policy=Never"]),
 ]

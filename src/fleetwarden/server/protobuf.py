@@ -3,7 +3,8 @@ and the OpenAPI v2 document kubectl reads.
 
 client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`) and take
 JSON back, so `kubectl create namespace|configmap|secret|serviceaccount|role|rolebinding|
-clusterrole|clusterrolebinding|deployment|job|cronjob|service|priorityclass|token` send it.
+clusterrole|clusterrolebinding|deployment|job|cronjob|service|ingress|priorityclass|token`
+send it.
 The body is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes
 are the object's own message. Only those kinds' messages are known here (field numbers from
 k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
@@ -44,6 +45,8 @@ class Field:
     # Kept at its zero value: a Go pointer (set, to zero), or a field Go's JSON writes
     # without omitempty. Go writes every field, zero or not; JSON leaves the rest out.
     keep_zero: bool = False
+    # A struct Go's JSON inlines: its fields are its holder's (an IngressRule's `http`).
+    inline: bool = False
 
 
 Message = Mapping[int, Field]
@@ -215,6 +218,20 @@ _JOB_SPEC: Message = {
     9: Field("completionMode", "string", keep_zero=True),
     10: Field("suspend", "bool", keep_zero=True),
 }
+_INGRESS_BACKEND: Message = {
+    4: Field(
+        "service",
+        {
+            1: Field("name", "string"),
+            2: Field("port", {1: Field("name", "string"), 2: Field("number", "int")}),
+        },
+    ),
+}
+_INGRESS_PATH: Message = {
+    1: Field("path", "string"),
+    2: Field("backend", _INGRESS_BACKEND),
+    3: Field("pathType", "string", keep_zero=True),
+}
 _WORKLOADS: dict[tuple[str, str], Message] = {
     ("apps/v1", "Deployment"): {
         1: _META,
@@ -280,6 +297,34 @@ _WORKLOADS: dict[tuple[str, str], Message] = {
                 3: Field("clusterIP", "string"),
                 4: Field("type", "string"),
                 10: Field("externalName", "string"),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("networking.k8s.io/v1", "Ingress"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("defaultBackend", _INGRESS_BACKEND),
+                2: Field(
+                    "tls",
+                    {1: Field("hosts", "string", repeated=True), 2: Field("secretName", "string")},
+                    repeated=True,
+                ),
+                3: Field(
+                    "rules",
+                    {
+                        1: Field("host", "string"),
+                        2: Field(
+                            "",
+                            {1: Field("http", {1: Field("paths", _INGRESS_PATH, repeated=True)})},
+                            inline=True,
+                        ),
+                    },
+                    repeated=True,
+                ),
+                4: Field("ingressClassName", "string", keep_zero=True),
             },
         ),
         3: _STATUS,
@@ -502,7 +547,9 @@ def _set(obj: dict[str, Any], field: Field, value: Any, path: str) -> None:
         obj.setdefault(field.name, {})[key] = decoded
         return
     decoded = _scalar(field.type, value, path)
-    if field.repeated:
+    if field.inline:
+        obj.update(decoded)
+    elif field.repeated:
         obj.setdefault(field.name, []).append(decoded)
     else:
         obj[field.name] = decoded
