@@ -600,3 +600,40 @@ def test_node_taints_are_validated_as_validate_node_taints_does():
     (duplicate,) = errors(node(gpu, {**gpu, "value": "tpu"}))
     assert duplicate.startswith("spec.taints[1]: Duplicate value: ")
     assert duplicate.endswith(": taints must be unique by key and effect pair")
+
+
+def pdb(**spec: Any) -> dict[str, Any]:
+    return obj("policy/v1", "PodDisruptionBudget", "web", spec=spec)
+
+
+def test_a_pod_disruption_budget_is_stored_as_given() -> None:
+    given = pdb(minAvailable="50%", selector={"matchLabels": {"app": "web"}})
+    assert admit(given)["spec"] == given["spec"]
+    assert admit(pdb(maxUnavailable=1, unhealthyPodEvictionPolicy="AlwaysAllow"))
+
+
+def test_pod_disruption_budget_rules() -> None:
+    assert errors(pdb(minAvailable=1, maxUnavailable="10%", selector={})) == [
+        'spec: Invalid value: {"minAvailable":1,"maxUnavailable":"10%","selector":{}}: '
+        "minAvailable and maxUnavailable cannot be both set"
+    ]
+    assert errors(pdb(minAvailable=-1)) == [
+        "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"
+    ]
+    assert errors(pdb(maxUnavailable="120%")) == [
+        'spec.maxUnavailable: Invalid value: "120%": must not be greater than 100%'
+    ]
+    assert errors(pdb(maxUnavailable="ten")) == [
+        'spec.maxUnavailable: Invalid value: "ten": a valid percent string must be a numeric '
+        "string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is "
+        "'[0-9]+%')"
+    ]
+    assert errors(pdb(unhealthyPodEvictionPolicy="Never")) == [
+        'spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: '
+        '"AlwaysAllow", "IfHealthyBudget"'
+    ]
+    bad_selector = {"matchExpressions": [{"key": "app", "operator": "Near"}]}
+    assert errors(pdb(selector=bad_selector)) == [
+        'spec.selector.matchExpressions[0].operator: Invalid value: "Near": not a valid '
+        "selector operator"
+    ]

@@ -352,3 +352,27 @@ def test_a_protobuf_field_the_hub_does_not_decode_is_refused_not_dropped(api: Ap
         "instead"
     )
     assert api.get(DEPLOYMENTS).json["items"] == []
+
+
+def test_a_pod_disruption_budget_as_kubectl_shows_it(kubectl: Kubectl) -> None:
+    budget = {
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web"},
+        "spec": {"minAvailable": "50%", "selector": {"matchLabels": {"app": "web"}}},
+    }  # fmt: skip
+    assert kubectl("apply", "-f", "-", stdin=json.dumps(budget)).returncode == 0
+    header, row = kubectl("get", "pdb").stdout.splitlines()
+    assert header.split() == [
+        "NAME",
+        "MIN",
+        "AVAILABLE",
+        "MAX",
+        "UNAVAILABLE",
+        "ALLOWED",
+        "DISRUPTIONS",
+        "AGE",
+    ]
+    assert row.split()[:4] == ["web", "50%", "N/A", "0"]
+    both = {**budget, "spec": {**budget["spec"], "maxUnavailable": 1}}
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(both))
+    assert "minAvailable and maxUnavailable cannot be both set" in refused.stderr

@@ -80,6 +80,7 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
     _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
+    _builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, "pdb"),
     *rbac.KINDS,
     _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),
     _builtin("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, "pc"),

@@ -350,6 +350,13 @@ def _node_cells(obj: Obj, now: datetime) -> list[Any]:
 _NODE_ROLE = "node-role.kubernetes.io/"
 
 
+def _pdb_cells(obj: Obj, now: datetime) -> list[Any]:
+    spec = obj.get("spec") or {}
+    allowed = _get(obj, "status", "disruptionsAllowed") or 0
+    bounds = [str(spec[f]) if f in spec else "N/A" for f in ("minAvailable", "maxUnavailable")]
+    return [_name(obj), *bounds, allowed, _age(obj, now)]
+
+
 def _scale_cells(obj: Obj, now: datetime) -> list[Any]:
     desired = _get(obj, "spec", "replicas") or 0
     return [_name(obj), desired, _get(obj, "status", "replicas") or 0, _age(obj, now)]
@@ -579,6 +586,18 @@ _CLUSTER_COLUMNS = (
     _wide("Proxy-URL", "ProxyURL is the proxy URL for the cluster."),
 )
 
+_POD_DISRUPTION_BUDGET_COLUMNS = (
+    _NAME_COLUMN,
+    _column("Min Available", description="The minimum number of pods that must be available."),
+    _column("Max Unavailable", description="The maximum number of pods that may be unavailable."),
+    _column(
+        "Allowed Disruptions",
+        "integer",
+        "Calculated number of pods that may be disrupted at this time.",
+    ),
+    _AGE_COLUMN,
+)
+
 # The Table of a /scale subresource (kubectl get deployment web --subresource=scale).
 _SCALE_COLUMNS = (
     _column("Name", description=_NAME_DOC),
@@ -609,6 +628,7 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ("coordination.k8s.io", "Lease"): (_LEASE_COLUMNS, _lease_cells),
     ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
     ("autoscaling", "Scale"): (_SCALE_COLUMNS, _scale_cells),
+    ("policy", "PodDisruptionBudget"): (_POD_DISRUPTION_BUDGET_COLUMNS, _pdb_cells),
     # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.
     ("apiextensions.k8s.io", "CustomResourceDefinition"): (
         (_NAME_COLUMN, _column("Created At", "date", _AGE_DOC)),

@@ -50,6 +50,7 @@ _KINDS = [
     _Kind("batch/v1", "Job", workloads.validate_job),
     _Kind("batch/v1", "CronJob", workloads.validate_cron_job),
     _Kind("networking.k8s.io/v1", "Ingress"),
+    _Kind("policy/v1", "PodDisruptionBudget", workloads.validate_pod_disruption_budget),
     _Kind("storage.k8s.io/v1", "StorageClass"),
     _Kind("scheduling.k8s.io/v1", "PriorityClass"),
     _Kind("apiextensions.k8s.io/v1", "CustomResourceDefinition"),

@@ -1,5 +1,6 @@
 """The workload kinds as kube-apiserver validates them (pkg/apis/apps/validation,
-pkg/apis/batch/validation): Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob.
+pkg/apis/batch/validation, pkg/apis/policy/validation): Deployment, ReplicaSet,
+StatefulSet, DaemonSet, Job, CronJob, and the PodDisruptionBudget that guards them.
 
 Fields upstream defaults are checked as their defaults where they are absent (a strategy's
 type is RollingUpdate, a rolling update's maxSurge and maxUnavailable 25%, a pod template's
@@ -369,3 +370,28 @@ def _time_zone(zone: str, path: Path) -> ErrorList:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):  # "America" is a directory
         return unknown
     return []
+
+
+# --- policy/v1 -----------------------------------------------------------------------------------
+
+_UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
+
+
+def validate_pod_disruption_budget(obj: Obj, old: Obj | None) -> ErrorList:
+    """ValidatePodDisruptionBudgetSpec: one of minAvailable and maxUnavailable, each a
+    non-negative count or a percentage up to 100%; a valid selector; a known policy for
+    unhealthy pods."""
+    spec = obj.get("spec") or {}
+    errs: ErrorList = []
+    if "minAvailable" in spec and "maxUnavailable" in spec:
+        errs.append(SPEC.invalid(spec, "minAvailable and maxUnavailable cannot be both set"))
+    for field in ("minAvailable", "maxUnavailable"):
+        if field in spec:
+            errs += _int_or_percent(spec[field], SPEC.child(field))
+    selector_errs, _ = _selector(spec, None, required=False)
+    errs += selector_errs
+    policy = spec.get("unhealthyPodEvictionPolicy")
+    if policy is not None and policy not in _UNHEALTHY_POD_EVICTION_POLICIES:
+        path = SPEC.child("unhealthyPodEvictionPolicy")
+        errs.append(path.not_supported(policy, _UNHEALTHY_POD_EVICTION_POLICIES))
+    return errs
