@@ -283,6 +283,8 @@ PROTOBUF_CREATES = [
         ],
     ),
     ("ingress", ["ingress", "simple", "--rule=bar.com/x=svc:8080"]),
+    ("pdb", ["pdb", "least", "--selector=app=web", "--min-available=1"]),
+    ("pdb", ["pdb", "most", "--selector=tier in (a,b)", "--max-unavailable=20%"]),
     ("priorityclass", ["priorityclass", "high", "--value=1000", "--description=urgent"]),
     ("priorityclass", ["priorityclass", "zero", "--value=0", "--preemption-policy=Never"]),
 ]
@@ -320,9 +322,14 @@ def test_kubectl_create_in_protobuf_stores_what_the_same_object_in_json_does(
     assert dry_run.returncode == 0, dry_run.stderr
     as_json = json.loads(dry_run.stdout)
     if REGISTRY.get(as_json["apiVersion"], as_json["kind"]) is None:
-        # kubectl 1.20 makes CronJobs of batch/v1beta1, which no hub serves since 1.25.
+        # kubectl 1.20 makes CronJobs and PodDisruptionBudgets of batch/v1beta1 and
+        # policy/v1beta1, which no hub serves since 1.25: refused as a 1.25 refuses them.
         refused = kubectl("create", *args)
-        assert "the server could not find the requested resource" in refused.stderr
+        assert refused.returncode != 0
+        assert (
+            "the server could not find the requested resource" in refused.stderr
+            or f'in version "{as_json["apiVersion"]}"' in refused.stderr
+        ), refused.stderr
         return
     as_json["metadata"]["name"] = f"{name}-json"
     assert kubectl("create", "-f", "-", stdin=json.dumps(as_json)).returncode == 0

@@ -3,8 +3,8 @@ and the OpenAPI v2 document kubectl reads.
 
 client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`) and take
 JSON back, so `kubectl create namespace|configmap|secret|serviceaccount|role|rolebinding|
-clusterrole|clusterrolebinding|deployment|job|cronjob|service|ingress|priorityclass|token`
-send it.
+clusterrole|clusterrolebinding|deployment|job|cronjob|service|ingress|pdb|priorityclass|
+token` send it.
 The body is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes
 are the object's own message. Only those kinds' messages are known here (field numbers from
 k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
@@ -325,6 +325,18 @@ _WORKLOADS: dict[tuple[str, str], Message] = {
                     repeated=True,
                 ),
                 4: Field("ingressClassName", "string", keep_zero=True),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("policy/v1", "PodDisruptionBudget"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("minAvailable", "intstr", keep_zero=True),
+                2: Field("selector", _LABEL_SELECTOR),
+                3: Field("maxUnavailable", "intstr", keep_zero=True),
             },
         ),
         3: _STATUS,
