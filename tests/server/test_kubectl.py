@@ -383,3 +383,49 @@ def test_a_pod_disruption_budget_as_kubectl_shows_it(kubectl: Kubectl) -> None:
     both = {**budget, "spec": {**budget["spec"], "maxUnavailable": 1}}
     refused = kubectl("apply", "-f", "-", stdin=json.dumps(both))
     assert "minAvailable and maxUnavailable cannot be both set" in refused.stderr
+
+
+def service(name: str, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": spec}
+
+
+def test_services_as_kubectl_get_prints_them(api: Api, kubectl: Kubectl) -> None:
+    web = {"port": 80, "targetPort": 8080}
+    services = [
+        service("front", clusterIP="10.96.0.10", ports=[{**web, "name": "http"}, {"name": "https", "port": 443, "protocol": "TCP"}], selector={"tier": "web", "app": "shop"}),
+        service("edge", type="NodePort", externalIPs=["192.0.2.7"], ports=[{**web, "nodePort": 30080}]),
+        service("lb", type="LoadBalancer", ports=[{"port": 53, "protocol": "UDP"}]),
+        service("away", type="ExternalName", externalName="db.example.com"),
+    ]  # fmt: skip
+    for obj in services:
+        assert kubectl("create", "-f", "-", stdin=json.dumps(obj)).returncode == 0
+    status = {"status": {"loadBalancer": {"ingress": [{"ip": "203.0.113.5"}]}}}
+    path = "/api/v1/namespaces/default/services/lb/status"
+    balanced = api.patch(path, status, "application/merge-patch+json")
+    assert balanced.status == 200, balanced.body
+    listed = kubectl("get", "services", "-o", "wide").stdout.splitlines()
+    assert listed[0].split() == [
+        "NAME",
+        "TYPE",
+        "CLUSTER-IP",
+        "EXTERNAL-IP",
+        "PORT(S)",
+        "AGE",
+        "SELECTOR",
+    ]
+    rows = {
+        line.split()[0]: [c for i, c in enumerate(line.split()) if i != 5] for line in listed[1:]
+    }
+    assert rows == {
+        "front": [
+            "front",
+            "ClusterIP",
+            "10.96.0.10",
+            "<none>",
+            "80/TCP,443/TCP",
+            "app=shop,tier=web",
+        ],
+        "edge": ["edge", "NodePort", "<none>", "192.0.2.7", "80:30080/TCP", "<none>"],
+        "lb": ["lb", "LoadBalancer", "<none>", "203.0.113.5", "53/UDP", "<none>"],
+        "away": ["away", "ExternalName", "<none>", "db.example.com", "<none>", "<none>"],
+    }
