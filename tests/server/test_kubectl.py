@@ -429,3 +429,43 @@ def test_services_as_kubectl_get_prints_them(api: Api, kubectl: Kubectl) -> None
         "lb": ["lb", "LoadBalancer", "<none>", "203.0.113.5", "53/UDP", "<none>"],
         "away": ["away", "ExternalName", "<none>", "db.example.com", "<none>", "<none>"],
     }
+
+
+def test_rbac_service_accounts_and_ingresses_as_kubectl_get_prints_them(kubectl: Kubectl) -> None:
+    objects = [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "ci"}, "secrets": [{"name": "ci-token"}]},
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}],
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "readers"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"},
+            "subjects": [
+                {"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"},
+                {"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"},
+                {"kind": "ServiceAccount", "name": "ci", "namespace": "default"},
+            ],
+        },
+        {
+            "apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "web"},
+            "spec": {
+                "ingressClassName": "nginx", "tls": [{"hosts": ["a.example"]}],
+                "rules": [{"host": h} for h in ("a.example", "b.example", "c.example", "d.example")],
+            },
+        },
+    ]  # fmt: skip
+    for obj in objects:
+        assert kubectl("create", "-f", "-", stdin=json.dumps(obj)).returncode == 0
+
+    def table(*args: str) -> list[list[str]]:
+        return [line.split() for line in kubectl("get", *args).stdout.splitlines()]
+
+    assert table("serviceaccounts", "ci")[1][:2] == ["ci", "1"]
+    header, row = table("rolebinding", "readers", "-o", "wide")
+    assert header == ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]
+    assert row[:2] == ["readers", "Role/reader"] and row[3:] == ["bob", "devs", "default/ci"]
+    assert table("role", "reader")[0] == ["NAME", "CREATED", "AT"]
+    header, row = table("ingress", "web")
+    assert header == ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]
+    assert row[:7] == ["web", "nginx", "a.example,b.example,c.example", "+", "1", "more...", "80,"]

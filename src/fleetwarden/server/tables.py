@@ -401,6 +401,46 @@ def _external_address(obj: Obj, kind: str) -> str:
     return "<unknown>"
 
 
+def _service_account_cells(obj: Obj, now: datetime) -> list[Any]:
+    return [_name(obj), len(obj.get("secrets") or []), _age(obj, now)]
+
+
+def _binding_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printRoleBinding and printClusterRoleBinding: the role as Kind/name, the subjects by
+    kind (a ServiceAccount as namespace/name)."""
+    ref = obj.get("roleRef") or {}
+    subjects = obj.get("subjects") or []
+
+    def named(kind: str) -> str:
+        return ", ".join(s.get("name", "") for s in subjects if s.get("kind") == kind)
+
+    accounts = ", ".join(
+        f"{s.get('namespace', '')}/{s.get('name', '')}"
+        for s in subjects
+        if s.get("kind") == "ServiceAccount"
+    )
+    role = f"{ref.get('kind', '')}/{ref.get('name', '')}"
+    return [_name(obj), role, _age(obj, now), named("User"), named("Group"), accounts]
+
+
+def _ingress_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printIngress: its class, at most three hosts (`*` for none), the load balancer's
+    address, 80 (and 443 with TLS)."""
+    spec = obj.get("spec") or {}
+    rules = spec.get("rules") or []
+    hosts = [r["host"] for r in rules[:3] if r.get("host")]
+    shown = ",".join(hosts) or "*"
+    if len(rules) > 3:
+        shown = f"{shown} + {len(rules) - 3} more..."
+    ingress = _get(obj, "status", "loadBalancer", "ingress") or []
+    address = ",".join(i.get("ip") or i.get("hostname") or "" for i in ingress)
+    ports = "80, 443" if spec.get("tls") else "80"
+    return [
+        _name(obj), spec.get("ingressClassName") or "<none>", shown, address, ports,
+        _age(obj, now),
+    ]  # fmt: skip
+
+
 def _config_map_cells(obj: Obj, now: datetime) -> list[Any]:
     data = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
     return [_name(obj), data, _age(obj, now)]
@@ -677,10 +717,53 @@ def _swagger(model: str, field: str) -> str:
     return str(getattr(client, model).model_fields[field].description or "")
 
 
+@cache
+def _service_account_printer() -> Printer:
+    secrets = _column("Secrets", description=_swagger("V1ServiceAccount", "secrets"))
+    return (_NAME_COLUMN, secrets, _AGE_COLUMN), _service_account_cells
+
+
 # Printers whose column descriptions are read from the API's documentation when first used.
 _DOCUMENTED_PRINTERS: dict[tuple[str, str], Callable[[], Printer]] = {
     ("", "Service"): _service_printer,
+    ("", "ServiceAccount"): _service_account_printer,
 }
+
+
+def _binding_columns(kind: str) -> tuple[Column, ...]:
+    return (
+        _NAME_COLUMN,
+        _column("Role", description=_ROLE_REF_DOC),
+        _AGE_COLUMN,
+        _wide("Users", f"Users in the {kind}"),
+        _wide("Groups", f"Groups in the {kind}"),
+        _wide("ServiceAccounts", f"ServiceAccounts in the {kind}"),
+    )
+
+
+_ROLE_REF_DOC = (
+    "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+    "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error."
+)
+_INGRESS_COLUMNS = (
+    _NAME_COLUMN,
+    _column(
+        "Class",
+        description="The name of the IngressClass resource that should be used for additional "
+        "configuration",
+    ),
+    _column(
+        "Hosts",
+        description="Hosts that incoming requests are matched against before the ingress rule",
+    ),
+    _column(
+        "Address", description="Address is a list containing ingress points for the load-balancer"
+    ),
+    _column("Ports", description="Ports of TLS configurations that open"),
+    _AGE_COLUMN,
+)
+# Kinds kube-apiserver prints with the default table convertor: name and creation time.
+_CREATED_AT = ((_NAME_COLUMN, _column("Created At", "date", _AGE_DOC)), _created_at_cells)
 
 _PRINTERS: dict[tuple[str, str], Printer] = {
     ("", "Namespace"): (
@@ -699,9 +782,14 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ("cluster.karmada.io", "Cluster"): (_CLUSTER_COLUMNS, _cluster_cells),
     ("autoscaling", "Scale"): (_SCALE_COLUMNS, _scale_cells),
     ("policy", "PodDisruptionBudget"): (_POD_DISRUPTION_BUDGET_COLUMNS, _pdb_cells),
-    # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.
-    ("apiextensions.k8s.io", "CustomResourceDefinition"): (
-        (_NAME_COLUMN, _column("Created At", "date", _AGE_DOC)),
-        _created_at_cells,
+    ("networking.k8s.io", "Ingress"): (_INGRESS_COLUMNS, _ingress_cells),
+    ("rbac.authorization.k8s.io", "RoleBinding"): (_binding_columns("roleBinding"), _binding_cells),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding"): (
+        _binding_columns("clusterRoleBinding"),
+        _binding_cells,
     ),
+    ("rbac.authorization.k8s.io", "Role"): _CREATED_AT,
+    ("rbac.authorization.k8s.io", "ClusterRole"): _CREATED_AT,
+    # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.
+    ("apiextensions.k8s.io", "CustomResourceDefinition"): _CREATED_AT,
 }
