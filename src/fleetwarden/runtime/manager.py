@@ -21,8 +21,8 @@ import gc
 import logging
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -67,6 +67,21 @@ def tune_collector() -> None:
         gc.freeze()
         young, middle, full = gc.get_threshold()
         gc.set_threshold(young, middle, max(full, FULL_COLLECTION_EVERY))
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside: for a batch (a virtual run) whose objects form
+    no cycles, refcounting frees them, while each young collection walks every object that
+    lives on into the caches and the store. A what-if of 1,000 clusters spent a sixth of
+    its run there and left nothing for a collection at its end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from fleetwarden.hub import bootstrap_policy, hub_controllers
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
-from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
+from fleetwarden.runtime.manager import ControllerManager, VirtualDriver, collector_paused
 from fleetwarden.sim.expect import Outcome, check
 from fleetwarden.sim.recording import Recorder, Recording
 from fleetwarden.sim.scenario import (
@@ -122,6 +122,10 @@ class Simulation:
     def run(self, progress: Callable[[timedelta], None] | None = None) -> Report:
         """The scenario, run to its end; `progress`, when given, hears at each write how
         far into the scenario the virtual clock is."""
+        with collector_paused():
+            return self._run(progress)
+
+    def _run(self, progress: Callable[[timedelta], None] | None) -> Report:
         self.store.subscribe(self.timeline.observe)
         self.store.subscribe(self.recorder.observe)
         if progress is not None:
