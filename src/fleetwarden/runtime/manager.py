@@ -71,10 +71,11 @@ def tune_collector() -> None:
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: for a batch (a virtual run) whose objects form
-    no cycles, refcounting frees them, while each young collection walks every object that
-    lives on into the caches and the store. A what-if of 1,000 clusters spent a sixth of
-    its run there and left nothing for a collection at its end."""
+    """No cyclic garbage collection inside: for a batch (a virtual run) whose objects are
+    nearly all freed by refcounting or live on into its caches and store, which each young
+    collection walked again: a what-if of 1,000 clusters spent a sixth of its run there
+    and left no cycle to collect. What cycles a batch makes (an example scenario's run
+    leaves a few thousand objects in them) wait for the first collection after it."""
     enabled = gc.isenabled()
     gc.disable()
     try:
