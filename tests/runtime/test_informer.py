@@ -77,6 +77,27 @@ def test_keys_are_namespace_slash_name() -> None:
     assert object_key(cluster_scoped) == "ns1"
 
 
+def test_a_namespaces_changes_move_with_each_add_update_and_delete_in_it(store: Store) -> None:
+    store.create(configmap("a"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    listed = informer.changes("default")
+    assert informer.changes("other") == 0  # nothing there yet
+    readings = [listed]
+    store.create(configmap("b"))
+    readings.append(informer.changes("default"))
+    store.update({**store.get(CONFIGMAP, "b", "default"), "data": {"k": "v"}})
+    readings.append(informer.changes("default"))
+    store.create(configmap("c", "other"))  # another namespace's change
+    assert informer.changes("default") == readings[-1]
+    store.delete(CONFIGMAP, "a", "default")
+    store.delete(CONFIGMAP, "b", "default")
+    readings.append(informer.changes("default"))
+    # Emptied and filled again, it reads as at no earlier time.
+    store.create(configmap("a"))
+    readings.append(informer.changes("default"))
+    assert len(set(readings)) == len(readings)
+
+
 def test_one_informer_per_kind_however_its_kind_info_is_come_by(store: Store) -> None:
     cache = Cache(store)
     informer = cache.informer(CONFIGMAP)

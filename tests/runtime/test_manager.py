@@ -1,4 +1,5 @@
 import contextlib
+import gc
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from fleetwarden.runtime.manager import (
     Result,
     VirtualDriver,
     Watches,
+    collector_paused,
     requeue_after,
 )
 from fleetwarden.runtime.settings import Settings
@@ -543,3 +545,18 @@ def test_an_event_a_handler_fails_on_is_logged_and_later_ones_still_come(
     assert seen == ["default/good"]
     (logged,) = [m for m in caplog.messages if m.startswith("informers:")]
     assert logged.startswith("informers: ADDED /configmaps default/bad (resourceVersion ")
+
+
+def test_the_collector_pauses_inside_and_comes_back_as_it_was() -> None:
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        assert not gc.isenabled()
+        raise RuntimeError("a run that fails")
+    assert gc.isenabled()  # even after a failure
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # one paused outside stays paused
+    finally:
+        gc.enable()

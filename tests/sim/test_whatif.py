@@ -146,7 +146,7 @@ def test_the_hubs_placement_is_kept_not_scheduled_afresh() -> None:
     doc, report = what_if(hub, make_fault("cordon", names=["member3"]))
     # The hub placed web before member3 was a web cluster, and kept it so.
     assert clusters_of(binding(report, "web")) == {"member1": 3, "member2": 3}
-    assert answer(doc, report.recording, report.objects, report.timeline).moves == []
+    assert answer(doc, report.recording, report.timeline).moves == []
     # Its Works are the hub's own, never made again.
     works = [o for o in report.objects if o["kind"] == "Work"]
     assert {(o["metadata"]["uid"], o["metadata"]["generation"]) for o in works} == {
@@ -181,7 +181,7 @@ def test_clusters_come_as_they_are_and_eviction_tasks_in_progress_go_on() -> Non
     assert works["karmada-es-member2"]["status"]["conditions"][0]["type"] == "Applied"
 
     doc, report = what_if(hub, make_fault("not-ready", names=["member3"], at="5m"))
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     waits = {(w.workload, w.cluster): (w.start, w.end) for w in result.evictions}
     # The task the hub had (since t=0 of the copy) retires once web is healthy elsewhere:
     # the copy's members apply their Works at t=0, healthy after workloadReadyAfter (20s).
@@ -192,7 +192,7 @@ def test_a_lost_region_moves_what_it_can_and_strands_the_rest() -> None:
     hub = live_hub([], "2m")
     fault = parse_fault("unreachable --region eu-west --at 1m --for 15m")
     doc, report = what_if(hub, fault)
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     assert result.faults == [
         "unreachable region eu-west (2 clusters: member1, member2) at 1m0s for 15m0s"
     ]
@@ -219,14 +219,14 @@ def test_the_hubs_steady_state_copied_answers_as_making_it_again_does() -> None:
     instead of making, applying and reporting every Work again; the answer is the same."""
     hub = live_hub([], "2m")
     doc, report = what_if(hub, parse_fault("unreachable --region eu-west --at 1m --for 15m"))
-    kept = answer(doc, report.recording, report.objects, report.timeline)
+    kept = answer(doc, report.recording, report.timeline)
     objects = [
         {**o, "metadata": {k: v for k, v in o["metadata"].items() if k not in ("uid", "finalizers")}}
         for o in doc["spec"]["objects"] if o["kind"] != "Work"
     ]  # fmt: skip
     again = dict(doc, spec={**doc["spec"], "objects": objects})
     remade = Simulation(parse(again, "what-if")).run()
-    assert kept == answer(again, remade.recording, remade.objects, remade.timeline)
+    assert kept == answer(again, remade.recording, remade.timeline)
     assert kept.moves and kept.evictions
 
 
@@ -249,7 +249,7 @@ def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:
     hub = live_hub([], "2m")
     doc, report = what_if(hub, make_fault("unreachable", selector="region=eu-west"))
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     exported = export(doc, report.objects, result)
     checked = run(exported)
     assert checked.failed == 0
@@ -319,7 +319,7 @@ def test_managed_clusters_no_fault_hits_keep_their_claims_and_placements() -> No
     doc = build_scenario(fleet, [fault], scenario.settings.to_flags(), hub.clock.now())
     assert list(doc["spec"]["members"]) == ["cluster5"]
     report = Simulation(parse(doc, "what-if")).run()
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     # Only placement1 (vendor=OpenShift) had cluster5, unavailable after five lease
     # durations (5 x 60s); the claim-selecting Placements keep theirs.
     assert [(m.at, m.workload, sorted(m.after)) for m in result.moves] == [
@@ -342,7 +342,7 @@ def test_fleet_protection_shows_each_regions_state() -> None:
     every = make_fault("unreachable", names=sorted(fleet.clusters), lasts="10m")
     doc = build_scenario(fleet, [every], scenario.settings.to_flags(), hub.clock.now())
     report = Simulation(parse(doc, "what-if")).run()
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     lost = [(e["at"], e["detail"]) for e in result.protection if "eu-west" in e["detail"]]
     assert lost == [
         ("40s", "Region eu-west is now FullDisruption (was Normal): 2 of 2 clusters not Ready; "

@@ -116,7 +116,7 @@ def what_if(
             report = Simulation(scenario, keep_uids=True).run(progress)
     except (WhatIfError, ScenarioError) as exc:
         fail(str(exc))
-    result = answer(doc, report.recording, report.objects, report.timeline)
+    result = answer(doc, report.recording, report.timeline)
     if export is not None:
         _write_scenario(export, exported(doc, report.objects, result))
     if html is not None:

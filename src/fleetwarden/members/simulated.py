@@ -723,20 +723,22 @@ def _work_agent(
     ctx: Context,
     now: datetime,
 ) -> list[datetime]:
-    works = ctx.cache.informer(WORK).list(EXECUTION_SPACE_PREFIX + name)
-    if not works:  # the idle member's every loop: nothing to apply, report or delete
-        agent.reported = {}
-        member.prune_workloads(())
-        return []
-    # A loop that reads what the last one read, before anything it asked to look again
-    # at, would apply, report and delete nothing new (the lease's timer woke it): skip it.
+    informer, space = ctx.cache.informer(WORK), EXECUTION_SPACE_PREFIX + name
+    # A loop that reads what the last one read (its cluster, its member's switches, no
+    # Work changed since), before anything it asked to look again at, would apply, report
+    # and delete nothing new (the lease's timer woke it): skip it, without listing.
     settled_by = member.settled_by()
     version = cluster.metadata.resource_version if cluster is not None else None
-    read = (settled_by, version, [(w.metadata.uid, w.metadata.resource_version) for w in works])
+    read = (settled_by, version, informer.changes(space))
     if settled_by is not None and agent.works_read is not None:
         last, asked = agent.works_read
         if last == read and all(at > now for at in asked):
             return list(asked)
+    works = informer.list(space)
+    if not works:  # the idle member's every loop: nothing to apply, report or delete
+        agent.reported = {}
+        member.prune_workloads(())
+        return []
     live = {work.metadata.uid or "" for work in works}
     agent.reported = {uid: r for uid, r in agent.reported.items() if uid in live}
     ready = isinstance(cluster, Cluster) and is_cluster_ready(cluster)

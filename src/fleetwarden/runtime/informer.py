@@ -85,6 +85,8 @@ class Informer:
         # and filter by, without decoding (cache.NamespaceIndex).
         self._names: dict[str, tuple[str, str]] = {}
         self._namespaces: dict[str, set[str]] = {}
+        # How many times an object of each namespace came, changed or went (see changes()).
+        self._changes: dict[str, int] = {}
         self._indexers: dict[str, IndexFunc] = {}
         # index name -> indexed value -> keys of the objects that have it
         self._indices: dict[str, dict[str, set[str]]] = {}
@@ -158,6 +160,13 @@ class Informer:
                 raise KeyError(f"{self.info.kind} informer has no index {index_name!r}")
             return sorted(self._indices[index_name])
 
+    def changes(self, namespace: str) -> int:
+        """How many times an object of the namespace was added, changed or removed since
+        the informer began: two equal readings mean its objects are as they were, which is
+        cheaper to know than listing them again."""
+        with self._lock:
+            return self._changes.get(namespace, 0)
+
     def list(self, namespace: str | None = None) -> list[Resource]:
         """The cached objects (of one namespace, if given), ordered by namespace and name."""
         with self._lock:
@@ -225,6 +234,7 @@ class Informer:
         if old is None:
             names = self._names[key] = _names(obj)
             self._namespaces.setdefault(names[0], set()).add(key)
+        self._changed(self._names[key][0])
         if not self._eager:
             for handler in self._handlers:
                 if handler.on_key:
@@ -249,6 +259,7 @@ class Informer:
         if old is None:
             return
         namespace = self._names.pop(key)[0]
+        self._changed(namespace)
         keys = self._namespaces[namespace]
         keys.discard(key)
         if not keys:
@@ -265,6 +276,9 @@ class Informer:
                 handler.on_key(key)
             if handler.on_delete:
                 handler.on_delete(old)
+
+    def _changed(self, namespace: str) -> None:
+        self._changes[namespace] = self._changes.get(namespace, 0) + 1
 
     def _index_one(self, name: str, key: str, obj: Resource) -> None:
         values = self._indexers[name](obj)

@@ -7,11 +7,13 @@ its expectations are checked; timers fire at their exact virtual instants in bet
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 from fleetwarden.admission import default_chain
@@ -34,7 +36,7 @@ from fleetwarden.hub import bootstrap_policy, hub_controllers
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
-from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
+from fleetwarden.runtime.manager import ControllerManager, VirtualDriver, collector_paused
 from fleetwarden.sim.expect import Outcome, check
 from fleetwarden.sim.recording import Recorder, Recording
 from fleetwarden.sim.scenario import (
@@ -60,8 +62,15 @@ class Report:
     scenario: str
     outcomes: list[Outcome]
     timeline: list[dict[str, str]]
-    objects: list[dict[str, Any]]
     recording: Recording  # the same run as data for `simulate --html`
+    # Every object's final state, read off the run's store (see `objects`).
+    dump: Callable[[], list[dict[str, Any]]] = dataclasses.field(repr=False, compare=False)
+
+    @cached_property
+    def objects(self) -> list[dict[str, Any]]:
+        """Every object's final state, read when first asked for: most runs never are
+        (`simulate` without --dump, `what-if` without --export)."""
+        return self.dump()
 
     @property
     def passed(self) -> int:
@@ -122,6 +131,10 @@ class Simulation:
     def run(self, progress: Callable[[timedelta], None] | None = None) -> Report:
         """The scenario, run to its end; `progress`, when given, hears at each write how
         far into the scenario the virtual clock is."""
+        with collector_paused():
+            return self._run(progress)
+
+    def _run(self, progress: Callable[[timedelta], None] | None) -> Report:
         self.store.subscribe(self.timeline.observe)
         self.store.subscribe(self.recorder.observe)
         if progress is not None:
@@ -145,8 +158,8 @@ class Simulation:
             self.scenario.name,
             self.outcomes,
             [e.to_dict() for e in self.timeline.entries],
-            self._dump(),
             self.recorder.recording(self.scenario.name, self.outcomes),
+            self._dump,
         )
 
     def _step(self, step: Step) -> None:

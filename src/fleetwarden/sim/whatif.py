@@ -516,9 +516,10 @@ class Answer:
         }
 
 
-def answer(scenario: Mapping[str, Any], recording: Mapping[str, Any], objects: list[Obj],
-           timeline: list[dict[str, str]]) -> Answer:  # fmt: skip
-    """What the run says would happen, from its recording and its final objects."""
+def answer(
+    scenario: Mapping[str, Any], recording: Mapping[str, Any], timeline: list[dict[str, str]]
+) -> Answer:
+    """What the run says would happen, from its recording and its timeline's Events."""
     moves = [
         Move(after["at"], lane["name"], before["clusters"], after["clusters"])
         for lane in recording["workloads"]
