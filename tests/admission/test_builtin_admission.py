@@ -637,3 +637,104 @@ def test_pod_disruption_budget_rules() -> None:
         'spec.selector.matchExpressions[0].operator: Invalid value: "Near": not a valid '
         "selector operator"
     ]
+
+
+def hpa(**spec: Any) -> dict[str, Any]:
+    target = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+    return obj(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        "web",
+        spec={"scaleTargetRef": target, "maxReplicas": 5, **spec},
+    )
+
+
+def cpu(**target: Any) -> dict[str, Any]:
+    return {"type": "Resource", "resource": {"name": "cpu", "target": target}}
+
+
+def test_a_horizontal_pod_autoscaler_is_stored_as_given() -> None:
+    given = hpa(minReplicas=2, metrics=[cpu(type="Utilization", averageUtilization=80)])
+    assert admit(given)["spec"] == given["spec"]
+
+
+def test_horizontal_pod_autoscaler_replicas_and_target() -> None:
+    assert errors(hpa(minReplicas=0, maxReplicas=0, scaleTargetRef={"kind": "Deployment"})) == [
+        "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
+        "spec.maxReplicas: Invalid value: 0: must be greater than 0",
+        "spec.scaleTargetRef.name: Required value",
+        "spec.metrics: Forbidden: must specify at least one Object or External metric to "
+        "support scaling to zero replicas",
+    ]
+    assert errors(hpa(minReplicas=7)) == [
+        "spec.maxReplicas: Invalid value: 5: must be greater than or equal to `minReplicas`"
+    ]
+    # An HPA that scaled to zero before may keep doing so, with an Object or External metric.
+    zero = hpa(minReplicas=0, metrics=[cpu(type="Utilization", averageUtilization=50)])
+    assert errors(zero, old=zero) == [
+        "spec.metrics: Forbidden: must specify at least one Object or External metric to "
+        "support scaling to zero replicas"
+    ]
+
+
+def test_horizontal_pod_autoscaler_metrics() -> None:
+    both = cpu(type="Utilization", averageUtilization=0, averageValue="-1")
+    assert errors(hpa(metrics=[both])) == [
+        'spec.metrics[0].resource.target.averageValue: Invalid value: "-1": must be positive',
+        "spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0",
+        "spec.metrics[0].resource.target.averageValue: Forbidden: may not set both a target raw "
+        "value and a target utilization",
+    ]
+    wrong = {"type": "Pods", "resource": {"name": "cpu", "target": {"type": "Average"}}}
+    assert errors(hpa(metrics=[wrong])) == [
+        'spec.metrics[0].resource.target.type: Invalid value: "Average": must be either '
+        "Utilization, Value, or AverageValue",
+        "spec.metrics[0].resource.target.averageUtilization: Required value: must set either a "
+        "target raw value or a target utilization",
+        "spec.metrics[0].pods: Required value: must populate information for the given metric "
+        "source",
+    ]
+    two = {**cpu(type="AverageValue", averageValue="1"), "pods": {"metric": {"name": "qps"}}}
+    assert errors(hpa(metrics=[two]))[-1] == (
+        "spec.metrics[0].pods: Forbidden: must populate the given metric source only"
+    )
+    unsupported = (
+        'spec.metrics[0].type: Unsupported value: "Memory": supported values: '
+        '"ContainerResource", "External", "Object", "Pods", "Resource"'
+    )
+    # Upstream says so twice: once checking the type, once in its switch over the types.
+    assert errors(hpa(metrics=[{"type": "Memory"}])) == [unsupported, unsupported]
+
+
+def test_horizontal_pod_autoscaler_behavior() -> None:
+    behavior = {
+        "scaleUp": {"stabilizationWindowSeconds": 4000, "selectPolicy": "Most", "policies": []},
+        "scaleDown": {"policies": [{"type": "Share", "value": 0, "periodSeconds": 3600}]},
+    }
+    assert errors(hpa(behavior=behavior)) == [
+        "spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: 4000: must be less "
+        "than or equal to 3600",
+        'spec.behavior.scaleUp.selectPolicy: Unsupported value: "Most": supported values: '
+        '"Disabled", "Max", "Min"',
+        "spec.behavior.scaleUp.policies: Required value: must specify at least one Policy",
+        'spec.behavior.scaleDown.policies[0].type: Unsupported value: "Share": supported '
+        'values: "Percent", "Pods"',
+        "spec.behavior.scaleDown.policies[0].value: Invalid value: 0: must be greater than zero",
+        "spec.behavior.scaleDown.policies[0].periodSeconds: Invalid value: 3600: must be less "
+        "than or equal to 1800",
+    ]
+
+
+def test_horizontal_pod_autoscaler_object_and_external_metrics() -> None:
+    described = {"apiVersion": "v1", "kind": "Service", "name": "front"}
+    metrics = [
+        {"type": "Object", "object": {"describedObject": described, "metric": {"name": "rps"}, "target": {"type": "Value"}}},
+        {"type": "External", "external": {"metric": {"name": "queue/depth"}, "target": {"type": "Value", "value": "30", "averageValue": "3"}}},
+    ]  # fmt: skip
+    assert errors(hpa(metrics=metrics)) == [
+        "spec.metrics[0].object.target.averageValue: Required value: must set either a target "
+        "value or averageValue",
+        "spec.metrics[1].external.metric.name: Invalid value: \"queue/depth\": may not contain '/'",
+        "spec.metrics[1].external.target.value: Forbidden: may not set both a target value for "
+        "metric and a per-pod target",
+    ]

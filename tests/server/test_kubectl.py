@@ -469,3 +469,53 @@ def test_rbac_service_accounts_and_ingresses_as_kubectl_get_prints_them(kubectl:
     header, row = table("ingress", "web")
     assert header == ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]
     assert row[:7] == ["web", "nginx", "a.example,b.example,c.example", "+", "1", "more...", "80,"]
+
+
+def test_a_horizontal_pod_autoscaler_as_kubectl_shows_it(api: Api, kubectl: Kubectl) -> None:
+    autoscaler = {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2, "maxReplicas": 10,
+            "metrics": [
+                {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}},
+                {"type": "Pods", "pods": {"metric": {"name": "qps"}, "target": {"type": "AverageValue", "averageValue": "1k"}}},
+                {"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": "1Gi"}}},
+            ],
+        },
+    }  # fmt: skip
+    assert kubectl("apply", "-f", "-", stdin=json.dumps(autoscaler)).returncode == 0
+    status = {"status": {"currentReplicas": 3, "desiredReplicas": 3, "currentMetrics": [
+        {"type": "Resource", "resource": {"name": "cpu", "current": {"averageUtilization": 40}}},
+    ]}}  # fmt: skip
+    path = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web/status"
+    assert api.patch(path, status, "application/merge-patch+json").status == 200
+    header, row = kubectl("get", "hpa").stdout.splitlines()
+    assert header.split() == [
+        "NAME",
+        "REFERENCE",
+        "TARGETS",
+        "MINPODS",
+        "MAXPODS",
+        "REPLICAS",
+        "AGE",
+    ]
+    assert row.split()[:10] == [
+        "web",
+        "Deployment/web",
+        "cpu:",
+        "40%/80%,",
+        "<unknown>/1k",
+        "+",
+        "1",
+        "more...",
+        "2",
+        "10",
+    ]
+    wrong = {**autoscaler, "spec": {**autoscaler["spec"], "maxReplicas": 1}}
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(wrong))
+    assert (
+        "spec.maxReplicas: Invalid value: 1: must be greater than or equal to `minReplicas`"
+        in refused.stderr
+    )

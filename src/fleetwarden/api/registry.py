@@ -81,6 +81,9 @@ BUILTIN_TEMPLATE_KINDS = [
     _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
     _builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, "pdb"),
+    _builtin(
+        "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, "hpa"
+    ),
     *rbac.KINDS,
     _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),
     _builtin("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, "pc"),

@@ -441,6 +441,55 @@ def _ingress_cells(obj: Obj, now: datetime) -> list[Any]:
     ]  # fmt: skip
 
 
+def _hpa_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printHorizontalPodAutoscaler: the target as Kind/name, each metric's current and
+    target value (two at most), the replica bounds and count."""
+    spec = obj.get("spec") or {}
+    ref = spec.get("scaleTargetRef") or {}
+    statuses = _get(obj, "status", "currentMetrics") or []
+    targets = [
+        _hpa_metric(m, statuses[i] if i < len(statuses) else {})
+        for i, m in enumerate(spec.get("metrics") or [])
+    ]
+    shown = ", ".join(targets[:2]) or "<none>"
+    if len(targets) > 2:
+        shown = f"{shown} + {len(targets) - 2} more..."
+    least = spec.get("minReplicas")
+    return [
+        _name(obj), f"{ref.get('kind', '')}/{ref.get('name', '')}", shown,
+        "<unset>" if least is None else least, spec.get("maxReplicas", 0),
+        _get(obj, "status", "currentReplicas") or 0, _age(obj, now),
+    ]  # fmt: skip
+
+
+def _hpa_metric(metric: Obj, status: Obj) -> str:
+    """formatHPAMetrics' text of one metric: `cpu: 40%/80%`, `<unknown>/1k (avg)`."""
+    kind = metric.get("type")
+    field = {"Resource": "resource", "ContainerResource": "containerResource"}.get(kind or "")
+    if field is not None:
+        source, current = metric.get(field) or {}, (status.get(field) or {}).get("current") or {}
+        target = source.get("target") or {}
+        if target.get("averageValue") is not None:
+            now_value = current.get("averageValue", "<unknown>")
+            return f"{source.get('name', '')}: {now_value}/{target['averageValue']}"
+        used = current.get("averageUtilization")
+        wanted = target.get("averageUtilization")
+        now_text = "<unknown>" if used is None else f"{used}%"
+        return (
+            f"{source.get('name', '')}: {now_text}/{'<auto>' if wanted is None else f'{wanted}%'}"
+        )
+    field = {"Pods": "pods", "Object": "object", "External": "external"}.get(kind or "")
+    if field is None:
+        return "<unknown type>"
+    target = (metric.get(field) or {}).get("target") or {}
+    current = (status.get(field) or {}).get("current") or {}
+    if field == "pods" or target.get("averageValue") is not None:
+        average = current.get("averageValue", "<unknown>")
+        suffix = "" if field == "pods" else " (avg)"
+        return f"{average}/{target.get('averageValue', '')}{suffix}"
+    return f"{current.get('value', '<unknown>')}/{target.get('value', '')}"
+
+
 def _config_map_cells(obj: Obj, now: datetime) -> list[Any]:
     data = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
     return [_name(obj), data, _age(obj, now)]
@@ -694,19 +743,15 @@ _SCALE_COLUMNS = (
 
 @cache
 def _service_printer() -> Printer:
-    def doc(field: str) -> str:
-        return _swagger("V1ServiceSpec", field)
+    documented = _documented("V1ServiceSpec", ("Type", "type"), ("Cluster-IP", "cluster_ip"),
+                             ("External-IP", "external_ips"), ("Port(s)", "ports"))  # fmt: skip
+    selector = _wide("Selector", _swagger("V1ServiceSpec", "selector"))
+    return (_NAME_COLUMN, *documented, _AGE_COLUMN, selector), _service_cells
 
-    columns = (
-        _NAME_COLUMN,
-        _column("Type", description=doc("type")),
-        _column("Cluster-IP", description=doc("cluster_ip")),
-        _column("External-IP", description=doc("external_ips")),
-        _column("Port(s)", description=doc("ports")),
-        _AGE_COLUMN,
-        _wide("Selector", doc("selector")),
-    )
-    return columns, _service_cells
+
+def _documented(model: str, *columns: tuple[str, str]) -> tuple[Column, ...]:
+    """Columns described by the fields of a model they show."""
+    return tuple(_column(name, description=_swagger(model, field)) for name, field in columns)
 
 
 def _swagger(model: str, field: str) -> str:
@@ -723,10 +768,20 @@ def _service_account_printer() -> Printer:
     return (_NAME_COLUMN, secrets, _AGE_COLUMN), _service_account_cells
 
 
+@cache
+def _hpa_printer() -> Printer:
+    spec = _documented("V2HorizontalPodAutoscalerSpec", ("Reference", "scale_target_ref"),
+                       ("Targets", "metrics"), ("MinPods", "min_replicas"),
+                       ("MaxPods", "max_replicas"))  # fmt: skip
+    replicas = _documented("V2HorizontalPodAutoscalerStatus", ("Replicas", "current_replicas"))
+    return (_NAME_COLUMN, *spec, *replicas, _AGE_COLUMN), _hpa_cells
+
+
 # Printers whose column descriptions are read from the API's documentation when first used.
 _DOCUMENTED_PRINTERS: dict[tuple[str, str], Callable[[], Printer]] = {
     ("", "Service"): _service_printer,
     ("", "ServiceAccount"): _service_account_printer,
+    ("autoscaling", "HorizontalPodAutoscaler"): _hpa_printer,
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fleetwarden.admission.builtin import core, workloads
+from fleetwarden.admission.builtin import autoscaling, core, workloads
 from fleetwarden.admission.builtin.go_types import decoder
 from fleetwarden.admission.builtin.pods import Obj
 from fleetwarden.admission.chain import Mutate, Plugin, Request, Validate
@@ -51,6 +51,11 @@ _KINDS = [
     _Kind("batch/v1", "CronJob", workloads.validate_cron_job),
     _Kind("networking.k8s.io/v1", "Ingress"),
     _Kind("policy/v1", "PodDisruptionBudget", workloads.validate_pod_disruption_budget),
+    _Kind(
+        "autoscaling/v2",
+        "HorizontalPodAutoscaler",
+        autoscaling.validate_horizontal_pod_autoscaler,
+    ),
     _Kind("storage.k8s.io/v1", "StorageClass"),
     _Kind("scheduling.k8s.io/v1", "PriorityClass"),
     _Kind("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
