@@ -361,6 +361,31 @@ def test_a_protobuf_field_the_hub_does_not_decode_is_refused_not_dropped(api: Ap
     assert api.get(DEPLOYMENTS).json["items"] == []
 
 
+def length_delimited(number: int, payload: bytes) -> bytes:
+    """A protobuf field of wire type 2: its tag, its varint length, its bytes."""
+    size, length = len(payload), b""
+    while True:
+        byte, size = size & 0x7F, size >> 7
+        length += bytes([byte | (0x80 if size else 0)])
+        if not size:
+            return bytes([number << 3 | 2]) + length + payload
+
+
+def test_an_unknown_protobuf_field_nested_without_end_is_refused_not_recursed_into(
+    api: Api,
+) -> None:
+    nested = b""
+    for _ in range(5000):  # a message in a message, 5,000 deep, all of it zero
+        nested = length_delimited(1, nested)
+    raw = length_delimited(1, length_delimited(1, b"web")) + length_delimited(15, nested)
+    type_meta = length_delimited(1, b"apps/v1") + length_delimited(2, b"Deployment")
+    body = b"k8s\x00" + length_delimited(1, type_meta) + length_delimited(2, raw)
+    reply = api.post(DEPLOYMENTS, body, content_type="application/vnd.kubernetes.protobuf")
+    assert reply.status == 415, reply.body
+    assert "(the object's field 15)" in reply.json["message"]
+    assert api.get(DEPLOYMENTS).json["items"] == []
+
+
 def test_a_pod_disruption_budget_as_kubectl_shows_it(kubectl: Kubectl) -> None:
     budget = {
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",

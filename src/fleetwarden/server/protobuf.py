@@ -446,6 +446,8 @@ _UNKNOWN: Message = {
 }
 _TIME: Message = {1: Field("seconds", "int"), 2: Field("nanos", "int")}
 _MAP_ENTRY = {1: "key", 2: "value"}
+# How deep an unknown field is looked into for zero values (Go's own messages nest far less).
+_MAX_UNKNOWN_DEPTH = 32
 
 
 class _Malformed(Exception):
@@ -535,17 +537,18 @@ def _empty(value: Any) -> bool:
     )
 
 
-def _zero(wire_type: int, value: Any) -> bool:
+def _zero(wire_type: int, value: Any, depth: int = 0) -> bool:
     """Whether a field holds a zero value whatever its type: 0, nothing, or a message all of
-    whose fields are zero."""
+    whose fields are zero. Nested past any Kubernetes message (a stranger's body can nest a
+    million deep in 3 MiB), it is taken for a value: refused, not recursed into."""
     if wire_type == 0:
         return bool(value == 0)
     if not any(bytes(value)):
         return True
-    if wire_type != 2:
+    if wire_type != 2 or depth >= _MAX_UNKNOWN_DEPTH:
         return False
     try:
-        return all(_zero(t, v) for _, t, v in _fields(value))
+        return all(_zero(t, v, depth + 1) for _, t, v in _fields(value))
     except (_Malformed, IndexError):
         return False  # not a message: a string or bytes of its own
 
