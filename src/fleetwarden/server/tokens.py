@@ -6,6 +6,7 @@ for the account (auth/serviceaccounts), and its expiry.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from fleetwarden.admission.builtin.go_types import decoder
@@ -38,14 +39,16 @@ def token_request(
     spec.setdefault("expirationSeconds", DEFAULT_SECONDS)
     _check_expiration(spec["expirationSeconds"])
     bound = _bound(store, namespace, name, spec.get("boundObjectRef"))
-    token, expiry = tokens.issue(account, spec["audiences"], spec["expirationSeconds"], bound)
+    seconds = spec["expirationSeconds"]
+    token, expiry = tokens.issue(account, spec["audiences"], seconds, bound)
+    issued = expiry - timedelta(seconds=seconds)  # the token's iat: one reading of the clock
     return {
         "kind": KIND,
         "apiVersion": f"{GROUP}/v1",
         "metadata": {
             "name": name,
             "namespace": namespace,
-            "creationTimestamp": format_time(tokens.now()),
+            "creationTimestamp": format_time(issued),
         },
         "spec": spec,
         "status": {"token": token, "expirationTimestamp": format_time(expiry)},
