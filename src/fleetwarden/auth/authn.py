@@ -10,7 +10,6 @@ read: here its subject is only read.
 from __future__ import annotations
 
 import base64
-import binascii
 import csv
 import hmac
 import re
@@ -25,7 +24,7 @@ from typing import Any
 from fleetwarden.api.authentication import ANONYMOUS, UNAUTHENTICATED, UserInfo
 from fleetwarden.api.errors import Unauthorized
 from fleetwarden.api.meta import format_time, parse_time
-from fleetwarden.auth.serviceaccounts import InvalidToken, ServiceAccountTokens
+from fleetwarden.auth.serviceaccounts import InvalidToken, ServiceAccountTokens, secret_text
 
 # A certificate's subject as ssl.SSLSocket.getpeercert() gives it: RDNs of (name, value).
 PeerCertificate = Mapping[str, Any]
@@ -148,13 +147,8 @@ class BootstrapTokens:
 
 def _secret_data(secret: Mapping[str, Any]) -> dict[str, str]:
     """A Secret's data decoded (values that are not base64 UTF-8 text are left out)."""
-    decoded = {}
-    for key, value in (secret.get("data") or {}).items():
-        try:
-            decoded[key] = base64.b64decode(value, validate=True).decode()
-        except (binascii.Error, UnicodeDecodeError, TypeError, ValueError):
-            continue
-    return decoded
+    decoded = {k: secret_text(v) for k, v in (secret.get("data") or {}).items()}
+    return {k: v for k, v in decoded.items() if v is not None}
 
 
 def expiration_of(secret: Mapping[str, Any]) -> datetime | None:

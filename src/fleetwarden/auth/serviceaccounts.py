@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import hmac
 import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -240,9 +241,9 @@ class ServiceAccountTokens:
         namespace, secret_name, name, uid = (str(v) for v in values)
         secret = self.lookup("Secret", namespace, secret_name) or {}
         meta = secret.get("metadata") or {}
-        held = _decoded((secret.get("data") or {}).get("token"))
+        held = secret_text((secret.get("data") or {}).get("token")) or ""
         if (
-            held != token
+            not hmac.compare_digest(held.encode(), token.encode())
             or meta.get("deletionTimestamp")
             or INVALID_SINCE in (meta.get("labels") or {})
         ):
@@ -321,7 +322,7 @@ def _agreed(wanted: Sequence[str], granted: Sequence[str]) -> tuple[str, ...]:
     return agreed
 
 
-def _decoded(value: Any) -> str | None:
+def secret_text(value: Any) -> str | None:
     """A Secret's data value as text; None when it is not base64 of UTF-8."""
     if not isinstance(value, str):
         return None
