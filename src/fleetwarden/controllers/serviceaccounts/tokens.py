@@ -15,7 +15,7 @@ from fleetwarden.api.errors import Conflict, NotFound
 from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.serviceaccounts import TOKEN_SECRET_TYPE, ServiceAccountTokens
-from fleetwarden.runtime.informer import object_key, split_key
+from fleetwarden.runtime.informer import split_key
 from fleetwarden.runtime.manager import DONE, REQUEUE, Context, Controller, Result, Watches
 from fleetwarden.store.interface import Obj
 
@@ -45,10 +45,7 @@ class TokensController:
     def controller(self) -> Controller:
         return Controller(
             name=CONTROLLER,
-            watches=[
-                Watches(SERVICE_ACCOUNT, lambda sa: [object_key(sa)]),
-                Watches(SECRET, _account_of),
-            ],
+            watches=[Watches(SERVICE_ACCOUNT), Watches(SECRET, _account_of)],
             reconcile=self.reconcile,
             indexers={SECRET: {_BY_ACCOUNT: _account_of}},
         )
