@@ -123,7 +123,7 @@ def what_if(hub: Simulation, source: Source) -> tuple[dict[str, float], float, A
     doc = build_scenario(fleet, [fault], SETTINGS, hub.clock.now())
     scenario = timed("build", lambda: parse(doc, "what-if"))
     run_started = time.perf_counter()
-    report = timed("run", lambda: Simulation(scenario, keep_uids=True).run(reached))
+    report = timed("run", lambda: Simulation(scenario, restore=fleet.stored).run(reached))
     result = timed("answer", lambda: answer(doc, report.recording, report.timeline))
     return phases, (settled[0] if settled else run_started) - run_started, result
 

@@ -126,7 +126,7 @@ def live_hub(steps: list[dict[str, Any]], until: str, **spec: Any) -> Simulation
 def what_if(hub: Simulation, *faults: Any, **options: Any) -> tuple[dict[str, Any], Report]:
     fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
     doc = build_scenario(fleet, faults, SETTINGS, hub.clock.now(), **options)
-    return doc, Simulation(parse(doc, "what-if"), keep_uids=True).run()
+    return doc, Simulation(parse(doc, "what-if"), restore=fleet.stored).run()
 
 
 def binding(report: Report, name: str) -> dict[str, Any]:
@@ -242,7 +242,7 @@ def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
         {"object": web, "query": health, "equals": running}
     ]})  # fmt: skip
     # Not applied again, so not 20s (workloadReadyAfter) unhealthy first.
-    report = Simulation(parse(doc, "what-if"), keep_uids=True).run()
+    report = Simulation(parse(doc, "what-if"), restore=fleet.stored).run()
     assert (report.passed, report.failed) == (1, 0), report.outcomes
 
 

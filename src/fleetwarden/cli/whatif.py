@@ -113,7 +113,7 @@ def what_if(
         scenario = parse(doc, "what-if")
         shown = output == "text" and sys.stderr.isatty()
         with progress_bar(scenario, shown=shown) as progress:
-            report = Simulation(scenario, keep_uids=True).run(progress)
+            report = Simulation(scenario, restore=fleet.stored).run(progress)
     except (WhatIfError, ScenarioError) as exc:
         fail(str(exc))
     result = answer(doc, report.recording, report.timeline)

@@ -8,9 +8,10 @@ its expectations are checked; timers fire at their exact virtual instants in bet
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -81,33 +82,24 @@ class Report:
         return len(self.outcomes) - self.passed
 
 
-class _Uids:
-    """Deterministic uids: the same scenario names the same objects the same way; or the
-    uid an object of a copied hub already has (`kept`)."""
-
-    def __init__(self, seed: str) -> None:
-        self.seed, self.count = seed, 0
-        self.kept: str | None = None  # what the next create is given, once
-
-    def __call__(self) -> str:
-        if self.kept:
-            uid, self.kept = self.kept, None
-            return uid
-        self.count += 1
-        return str(uuid.uuid5(uuid.NAMESPACE_URL, f"fleetwarden.io/{self.seed}/{self.count}"))
+def _uids(seed: str) -> Callable[[], str]:
+    """Deterministic uids: the same scenario names the same objects the same way."""
+    count = itertools.count(1)
+    return lambda: str(uuid.uuid5(uuid.NAMESPACE_URL, f"fleetwarden.io/{seed}/{next(count)}"))
 
 
 class Simulation:
-    """`keep_uids`: the objects at t=0 keep the uids they name, where the API gives new ones:
-    what-if's copy of a hub, whose Works and bindings name their templates by uid, then
-    starts from the hub's steady state rather than rewriting all of it."""
+    """`restore`: what-if's copy of a hub as the hub stores it, taken at t=0 in place of the
+    scenario's objects (the same objects, as a scenario writes them, for an export): the run
+    starts from the hub's steady state, with the uids, resourceVersions, generations, owners
+    and status the controllers left, as a hub restored from its etcd would, rather than
+    admitting and rewriting all of it."""
 
-    def __init__(self, scenario: Scenario, *, keep_uids: bool = False) -> None:
-        self.scenario = scenario
+    def __init__(self, scenario: Scenario, *, restore: Sequence[dict[str, Any]] = ()) -> None:
+        self.scenario, self.restore = scenario, restore
         self.clock = VirtualClock(scenario.start_time)
-        self._uids, self.keep_uids = _Uids(scenario.name), keep_uids
         self.store = MemoryStore(
-            now=self.clock.now, new_uid=self._uids, rng=random.Random(scenario.name)
+            now=self.clock.now, new_uid=_uids(scenario.name), rng=random.Random(scenario.name)
         )
         self.chain = default_chain()
         self.admission = scenario.settings.admission_config()
@@ -140,11 +132,15 @@ class Simulation:
         if progress is not None:
             start = self.scenario.start_time
             self.store.subscribe(lambda _event: progress(self.clock.now() - start))
-        for where, doc in self.scenario.objects:
-            if self.keep_uids:
-                self._uids.kept = (doc.get("metadata") or {}).get("uid")
-            self._apply(where, doc)
-            self._uids.kept = None  # not taken by an update
+        if self.restore:
+            try:
+                self.store.restore(self.restore)
+            except (StatusError, ValueError) as exc:
+                message = exc.message if isinstance(exc, StatusError) else str(exc)
+                raise ScenarioError(self.scenario.file, "objects", message) from None
+        else:
+            for where, doc in self.scenario.objects:
+                self._apply(where, doc)
         self.driver.start()
         try:
             for step in self.scenario.steps:

@@ -13,15 +13,18 @@ their graceful eviction tasks, so the scheduler keeps what the hub scheduled (as
 karmada-scheduler leaves an already-scheduled binding alone) and eviction tasks in progress
 go on; the Works the binding controller made of them, with their status (a simulated
 member runs a Work reported applied and healthy on, healthy at once); the resource
-templates the policies select or the bindings name; the namespaces of all of them. Each
-keeps its uid and finalizers, and the run keeps the uids (Simulation's keep_uids): the
-Works and bindings name their templates by uid, so the run starts from the hub's steady
-state instead of making, applying and reporting every Work again (the answer is the same,
-sooner).
+templates the policies select or the bindings name; the namespaces of all of them. The
+run restores them as the hub stores them (Simulation's restore: uids, resourceVersions,
+generations, owners among them, status), as a hub restored from its etcd starts: the
+bindings and Works name their templates by uid and resourceVersion, so the run starts from
+the hub's steady state instead of admitting, making, applying and reporting every binding
+and Work again (the answer is the same, sooner). The scenario (`--export`) has them as a
+scenario writes objects: name, namespace, uid, labels, annotations, finalizers, spec and
+status.
 
 What is not: the ClusterClaims of a ManagedCluster a fault hits (a simulated member reports
 none), Events, RBAC, members' own objects (nodes, pods), objects being deleted (copied as if
-not), resourceVersions and owner references (the controllers set their own).
+not).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ OCM_LEASE_NAME = "managed-cluster-lease"
 UNSCHEDULABLE_TAINT = {"key": "cluster.karmada.io/unschedulable", "effect": "NoSchedule"}
 # Metadata the copy keeps; the rest (uid, resourceVersion, owners, ...) is the hub's own.
 KEPT_METADATA = ("name", "namespace", "uid", "labels", "annotations", "finalizers")
+# Metadata the run's restore leaves out: the copy is of objects as if not being deleted.
+NOT_RESTORED = ("deletionTimestamp", "deletionGracePeriodSeconds", "managedFields", "selfLink")
 # The Events of fleet protection (a region's state, the hub's own connectivity).
 PROTECTION_REASONS = ("RegionStateChanged", "HubDisruption", "HubDisruptionEnded")
 FAULT_KINDS = ("unreachable", "not-ready", "cordon", "taint")
@@ -235,9 +240,11 @@ def _few(names: Sequence[str], shown: int = 5) -> str:
 
 @dataclass
 class Fleet:
-    """The hub's objects as a scenario's `objects`, and its clusters as `members`."""
+    """The hub's objects as a scenario's `objects` and as the hub stores them (`stored`,
+    which the run restores), and its clusters as `members`."""
 
     objects: list[Obj] = field(default_factory=list)
+    stored: list[Obj] = field(default_factory=list)
     members: dict[str, Obj] = field(default_factory=dict)
     clusters: dict[str, Obj] = field(default_factory=dict)  # name -> the Cluster copied
 
@@ -256,9 +263,14 @@ def copy_fleet(source: Source, workload_ready_after: timedelta = timedelta(0)) -
                 fleet.members[name]["workloadReadyAfter"] = format_duration(workload_ready_after)
     copied = [obj for kind in FLEET_KINDS for obj in by_kind[kind]]
     copied += _leases(source, by_kind[MANAGED_CLUSTER])
-    copied += _templates(source, by_kind)
-    namespaces = sorted({obj["metadata"].get("namespace") or "" for obj in copied} - {""})
-    fleet.objects = [_namespace(source, n) for n in namespaces] + [_clean(o) for o in copied]
+    templates = _templates(source, by_kind)
+    copied += templates
+    names = sorted({obj["metadata"].get("namespace") or "" for obj in copied} - {""})
+    namespaces = [_namespace(source, name) for name in names]
+    fleet.objects = [*map(_scenario_namespace, namespaces), *map(_clean, copied)]
+    uids = {obj["metadata"].get("uid") for obj in [*namespaces, *copied]}
+    fleet.stored = [_restorable(obj, uids) for obj in [*namespaces, *copied]]
+    _name_templates_as_they_are(fleet.stored, templates)
     return fleet
 
 
@@ -306,11 +318,16 @@ def _templates(source: Source, by_kind: Mapping[tuple[str, str], list[Obj]]) -> 
         for binding in by_kind[binding_kind]:
             resource = (binding.get("spec") or {}).get("resource") or {}
             kinds.add((str(resource.get("apiVersion")), str(resource.get("kind"))))
+    # Each kind once, in the version it is stored in (policies may name several).
+    stored = {_storage(info) for kind in kinds if (info := REGISTRY.get(*kind)) is not None}
     templates: list[Obj] = []
-    for api_version, kind in sorted(kinds):
-        if REGISTRY.get(api_version, kind) is not None:
-            templates += _list(source, api_version, kind)
+    for info in sorted(stored, key=lambda info: (info.group, info.plural)):
+        templates += _list(source, info.api_version, info.kind)
     return templates
+
+
+def _storage(info: KindInfo) -> KindInfo:
+    return info.conversion.storage if info.conversion is not None else info
 
 
 def _list(source: Source, api_version: str, kind: str) -> list[Obj]:
@@ -323,10 +340,40 @@ def _list(source: Source, api_version: str, kind: str) -> list[Obj]:
 
 
 def _namespace(source: Source, name: str) -> Obj:
+    """The namespace as the hub has it; only its name when the hub does not let it be read."""
     found = source.get(REGISTRY.info("v1", "Namespace"), name)
-    labels = ((found or {}).get("metadata") or {}).get("labels")
-    meta: Obj = {"name": name, **({"labels": labels} if labels else {})}
-    return {"apiVersion": "v1", "kind": "Namespace", "metadata": meta}
+    return found or {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _scenario_namespace(namespace: Obj) -> Obj:
+    meta = namespace["metadata"]
+    labels = {"labels": meta["labels"]} if meta.get("labels") else {}
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": meta["name"], **labels}}
+
+
+def _name_templates_as_they_are(stored: list[Obj], templates: Iterable[Obj]) -> None:
+    """Each binding names its template's resourceVersion now. The hub's detector passes
+    over a template's status changes (the status it aggregates back, say), so a binding
+    names the version it was last built from; a detector started afresh builds every
+    binding again and writes each one whose template's version moved on. The run is the
+    hub going on, not starting over: its bindings are as that rebuild would leave them."""
+    versions = {t["metadata"].get("uid"): t["metadata"].get("resourceVersion") for t in templates}
+    for i, obj in enumerate(stored):
+        resource = (obj.get("spec") or {}).get("resource") or {}
+        version = versions.get(resource.get("uid"))
+        if (obj["apiVersion"], obj["kind"]) in BINDINGS and version:
+            spec = {**obj["spec"], "resource": {**resource, "resourceVersion": version}}
+            stored[i] = {**obj, "spec": spec}
+
+
+def _restorable(obj: Obj, copied: set[Any]) -> Obj:
+    """The object as the hub stores it, for the run to restore: as if not being deleted, and
+    owned only by what was copied (an owner left out would have it collected)."""
+    meta = {k: v for k, v in obj["metadata"].items() if k not in NOT_RESTORED}
+    owners = [ref for ref in meta.pop("ownerReferences", None) or [] if ref.get("uid") in copied]
+    if owners:
+        meta["ownerReferences"] = owners
+    return {**obj, "metadata": meta}
 
 
 def _clean(obj: Mapping[str, Any]) -> Obj:

@@ -1,0 +1,75 @@
+"""A memory store restored from another store's objects (what-if's copy of a hub): each
+keeps its metadata and status as stored, subscribers and watches are told in
+resourceVersion order, and what follows is written after it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fleetwarden.api.errors import AlreadyExists
+from fleetwarden.store import MemoryStore, WatchEvent
+
+from .conftest import DEPLOYMENTS, LEASES, NAMESPACES, deployment, lease, namespace, owner_ref
+
+
+def hub_objects() -> list[dict[str, Any]]:
+    """A namespace, a Deployment with its status and a Lease it owns, as a hub stored them
+    (listed in no particular order)."""
+    source = MemoryStore()
+    source.create(namespace("team"))
+    web = source.create(deployment("web", "team", replicas=3))
+    web = source.update({**web, "spec": {"replicas": 4}})  # generation 2
+    web = source.update({**web, "status": {"replicas": 4}}, subresource="status")
+    source.create(lease("web", "team", holderIdentity="a", ownerReferences=[]))
+    owned = source.get(LEASES, "web", "team")
+    source.update({**owned, "metadata": {**owned["metadata"], "ownerReferences": [owner_ref(web)]}})
+    items = [source.get(LEASES, "web", "team"), source.get(NAMESPACES, "team"), web]
+    return items
+
+
+def test_restored_objects_keep_their_metadata_and_status() -> None:
+    objects = hub_objects()
+    store = MemoryStore()
+    store.restore(objects)
+    for obj in objects:
+        meta = obj["metadata"]
+        info = {"Lease": LEASES, "Namespace": NAMESPACES, "Deployment": DEPLOYMENTS}[obj["kind"]]
+        assert store.get(info, meta["name"], meta.get("namespace", "")) == obj
+    web = store.get(DEPLOYMENTS, "web", "team")
+    assert (web["metadata"]["generation"], web["status"]) == (2, {"replicas": 4})
+    assert store.resource_version == max(int(o["metadata"]["resourceVersion"]) for o in objects)
+
+
+def test_subscribers_hear_each_object_added_oldest_first_and_writes_come_after() -> None:
+    objects = hub_objects()
+    store = MemoryStore()
+    heard: list[WatchEvent] = []
+    store.subscribe(heard.append)
+    store.restore(objects)
+    versions = sorted(int(o["metadata"]["resourceVersion"]) for o in objects)
+    assert [(e.type.value, e.resource_version) for e in heard] == [("ADDED", rv) for rv in versions]
+    created = store.create(deployment("api", "team"))
+    assert int(created["metadata"]["resourceVersion"]) == versions[-1] + 1
+
+
+def test_an_owner_left_out_has_its_dependents_collected() -> None:
+    lease_owned, ns, _web = hub_objects()
+    store = MemoryStore()
+    store.restore([ns, lease_owned])
+    assert store.list(LEASES, "team").items == []
+
+
+def test_an_object_there_already_or_an_older_version_is_refused() -> None:
+    _, ns, web = hub_objects()
+    store = MemoryStore()
+    store.restore([ns])
+    again = {**ns, "metadata": {"name": "team"}}  # no resourceVersion: after the others
+    with pytest.raises(AlreadyExists, match='namespaces "team" already exists'):
+        store.restore([again])
+    store.restore([web])
+    older = {**namespace("late"), "metadata": {"name": "late", "resourceVersion": "2"}}
+    rv = web["metadata"]["resourceVersion"]
+    with pytest.raises(ValueError, match=f"resourceVersion 2 is not newer than the store's {rv}"):
+        store.restore([older])
