@@ -49,7 +49,10 @@ def _builtin(
 
 
 # Built-in kinds without a status subresource: a write of theirs changes everything given.
-_NO_STATUS = {"ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass"}
+_NO_STATUS = {
+    "ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass", "LimitRange",
+    "NetworkPolicy",
+}  # fmt: skip
 # Built-in kinds served with a /scale subresource (kubectl scale, a FederatedHPA).
 _SCALED = {"Deployment", "ReplicaSet", "StatefulSet"}
 
@@ -77,9 +80,12 @@ BUILTIN_TEMPLATE_KINDS = [
     ),
     _builtin("", "v1", "Pod", "pods", True, "po"),
     _builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, "pvc"),
+    _builtin("", "v1", "ResourceQuota", "resourcequotas", True, "quota"),
+    _builtin("", "v1", "LimitRange", "limitranges", True, "limits"),
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
     _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
+    _builtin("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, "netpol"),
     _builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, "pdb"),
     _builtin(
         "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, "hpa"
