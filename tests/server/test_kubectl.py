@@ -594,3 +594,38 @@ def test_a_namespace_s_quota_limits_and_network_policy_as_kubectl_shows_them(
     assert api.get("/api/v1/namespaces/default/limitranges/defaults/status").status == 404
     netpol = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/web/status"
     assert api.get(netpol).status == 404
+
+
+def test_kubectl_autoscale_writes_v1_which_reads_back_as_v2(kubectl: Kubectl) -> None:
+    assert kubectl("create", "deployment", "web", "--image=nginx").returncode == 0
+    made = kubectl("autoscale", "deployment/web", "--max=5", "--cpu-percent=80")
+    assert made.returncode == 0, made.stderr
+    as_v2 = json.loads(kubectl("get", "hpa.v2.autoscaling", "web", "-o", "json").stdout)
+    assert as_v2["spec"] == {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+        "maxReplicas": 5,
+        "metrics": [
+            {
+                "type": "Resource",
+                "resource": {
+                    "name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80},
+                },
+            }
+        ],
+    }
+    header, row = kubectl("get", "hpa").stdout.splitlines()
+    assert row.split()[:6] == ["web", "Deployment/web", "cpu:", "<unknown>/80%", "<unset>", "5"]
+    as_v1 = json.loads(
+        kubectl("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json").stdout
+    )
+    assert as_v1["apiVersion"] == "autoscaling/v1"
+    assert as_v1["spec"]["targetCPUUtilizationPercentage"] == 80
+    assert "annotations" not in as_v1["metadata"]  # nothing v1 lacks to keep
+    inverted = {**as_v1, "metadata": {"name": "inverted"},
+                "spec": {**as_v1["spec"], "minReplicas": 7}}  # fmt: skip
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(inverted))
+    assert (  # admitted as the v2 it is stored as
+        "spec.maxReplicas: Invalid value: 5: must be greater than or equal to `minReplicas`"
+        in refused.stderr
+    )

@@ -17,6 +17,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from fleetwarden.api import autoscaling
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo, PrinterColumn
 from fleetwarden.api.meta import LabelSelector
@@ -466,7 +467,10 @@ def _ingress_cells(obj: Obj, now: datetime) -> list[Any]:
 
 def _hpa_cells(obj: Obj, now: datetime) -> list[Any]:
     """printHorizontalPodAutoscaler: the target as Kind/name, each metric's current and
-    target value (two at most), the replica bounds and count."""
+    target value (two at most), the replica bounds and count. Upstream prints the internal
+    type whatever the version asked: a v1 object is read as v2."""
+    if obj.get("apiVersion") == autoscaling.V1:
+        obj = autoscaling.to_v2(obj)
     spec = obj.get("spec") or {}
     ref = spec.get("scaleTargetRef") or {}
     statuses = _get(obj, "status", "currentMetrics") or []
