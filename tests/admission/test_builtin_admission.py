@@ -738,3 +738,229 @@ def test_horizontal_pod_autoscaler_object_and_external_metrics() -> None:
         "spec.metrics[1].external.target.value: Forbidden: may not set both a target value for "
         "metric and a per-pod target",
     ]
+
+
+def quota(**spec: Any) -> dict[str, Any]:
+    return obj("v1", "ResourceQuota", "compute", spec=spec)
+
+
+def test_a_resource_quota_is_stored_as_given() -> None:
+    given = quota(
+        hard={"cpu": "4", "requests.memory": "8Gi", "pods": 20, "count/deployments.apps": "5"},
+        scopeSelector={
+            "matchExpressions": [
+                {"scopeName": "PriorityClass", "operator": "In", "values": ["high"]}
+            ]
+        },
+    )
+    assert admit(given)["spec"] == given["spec"]
+    assert admit(quota(hard={"pods": "10"}, scopes=["BestEffort"]))
+
+
+def test_resource_quota_amounts() -> None:
+    assert errors(quota(hard={"cpu": "-1", "pods": "1500m", "nvidia.com/gpu": "0.5"})) == [
+        'spec.hard[cpu]: Invalid value: "-1": must be greater than or equal to 0',
+        'spec.hard[pods]: Invalid value: "1500m": must be an integer',
+        'spec.hard[nvidia.com/gpu]: Invalid value: "0.5": must be an integer',
+    ]
+    assert errors(quota(hard={"storage": "1Gi", "gpus": "1"})) == [
+        'spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota',
+        'spec.hard[gpus]: Invalid value: "gpus": must be a standard resource type or fully '
+        "qualified",
+        'spec.hard[gpus]: Invalid value: "gpus": must be a standard resource for quota',
+    ]
+    assert "quantities must match the regular expression" in decode_error(
+        quota(hard={"cpu": "lots"})
+    )
+
+
+def test_resource_quota_status_is_checked_when_written_through_its_subresource() -> None:
+    stored = admit(quota(hard={"pods": "10"}))
+    counted = {**stored, "status": {"hard": {"pods": "10"}, "used": {"pods": "-1"}}}
+    with pytest.raises(Invalid) as caught:
+        CHAIN.review(counted, REGISTRY.decode(stored), now=NOW, subresource="status")
+    assert [str(e) for e in caught.value.errors] == [
+        'status.used[pods]: Invalid value: "-1": must be greater than or equal to 0'
+    ]
+    assert admit(counted, old=stored)  # a spec write's status is the stored one: not checked
+
+
+def test_resource_quota_scopes() -> None:
+    assert errors(quota(hard={"cpu": "1"}, scopes=["Forever"])) == [
+        'spec.scopes: Invalid value: ["Forever"]: unsupported scope'
+    ]
+    assert errors(quota(hard={"cpu": "1", "secrets": "3"}, scopes=["Terminating"])) == [
+        'spec.scopes: Invalid value: ["Terminating"]: unsupported scope applied to resource'
+    ]
+    assert errors(quota(hard={"pods": "1"}, scopes=["BestEffort", "NotBestEffort"])) == [
+        'spec.scopes: Invalid value: ["BestEffort","NotBestEffort"]: conflicting scopes'
+    ]
+    stored = admit(quota(hard={"pods": "1"}, scopes=["BestEffort"]))
+    assert errors(quota(hard={"pods": "1"}, scopes=["NotBestEffort"]), old=stored) == [
+        'spec.scopes: Invalid value: ["NotBestEffort"]: field is immutable'
+    ]
+
+
+def test_resource_quota_scope_selector() -> None:
+    def selector(*expressions: dict[str, Any]) -> dict[str, Any]:
+        return quota(hard={"pods": "1"}, scopeSelector={"matchExpressions": list(expressions)})
+
+    at = "spec.scopeSelector.matchExpressions"  # upstream's paths name no index
+    assert errors(selector({"scopeName": "BestEffort", "operator": "In", "values": ["x"]})) == [
+        f"{at}.operator: Invalid value: \"In\": must be 'Exists' when scope is any of "
+        "ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, "
+        "ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or "
+        "ResourceQuotaScopeCrossNamespacePodAffinity"
+    ]
+    assert errors(selector({"scopeName": "PriorityClass", "operator": "NotIn"})) == [
+        f"{at}.values: Required value: must be at least one value when `operator` is 'In' or "
+        "'NotIn' for scope selector"
+    ]
+    assert errors(selector({"scopeName": "Hourly", "operator": "Near"})) == [
+        f'{at}.scopeName: Invalid value: "Hourly": unsupported scope',
+        f'{at}.operator: Invalid value: "Near": not a valid selector operator',
+    ]
+
+
+def limit_range(*limits: dict[str, Any]) -> dict[str, Any]:
+    return obj("v1", "LimitRange", "limits", spec={"limits": list(limits)})
+
+
+def test_a_limit_range_is_stored_as_given() -> None:
+    container = {
+        "type": "Container",
+        "min": {"cpu": "100m"},
+        "max": {"cpu": "2", "memory": "1Gi"},
+        "default": {"cpu": "500m"},
+        "defaultRequest": {"cpu": "200m"},
+        "maxLimitRequestRatio": {"cpu": "10"},
+    }
+    claim = {"type": "PersistentVolumeClaim", "max": {"storage": "10Gi"}}
+    given = limit_range(container, claim)
+    assert admit(given)["spec"] == given["spec"]
+
+
+def test_limit_range_types_and_names() -> None:
+    assert errors(limit_range({"type": "Node"}, {"type": "Pod"}, {"type": "Pod"})) == [
+        'spec.limits[0].type: Invalid value: "Node": must be a standard limit type or fully '
+        "qualified",
+        'spec.limits[2].type: Duplicate value: "Pod"',
+    ]
+    assert errors(limit_range({"type": "Container", "max": {"storage": "1Gi"}})) == [
+        'spec.limits[0].max[storage]: Invalid value: "storage": must be a standard resource '
+        "for containers"
+    ]
+    assert errors(limit_range({"type": "Pod", "default": {"cpu": "1"}})) == [
+        "spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'"
+    ]
+    assert errors(limit_range({"type": "PersistentVolumeClaim", "max": {"cpu": "1"}})) == [
+        "spec.limits[0].limits: Required value: either minimum or maximum storage value is "
+        "required, but neither was provided"
+    ]
+
+
+def test_limit_range_bounds_are_ordered() -> None:
+    assert errors(limit_range({"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}})) == [
+        'spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max value 1'
+    ]
+    inverted = {"type": "Container", "default": {"memory": "1Gi"}, "max": {"memory": "512Mi"}}
+    assert errors(limit_range(inverted)) == [
+        'spec.limits[0].default[memory]: Invalid value: "512Mi": default value 1Gi is greater '
+        "than max value 512Mi"
+    ]
+    requested = {"type": "Container", "default": {"cpu": "1"}, "defaultRequest": {"cpu": "2"}}
+    assert errors(limit_range(requested)) == [
+        'spec.limits[0].defaultRequest[cpu]: Invalid value: "2": default request value 2 is '
+        "greater than default limit value 1"
+    ]
+    gpus = {"type": "Container", "default": {"x.com/gpu": "2"}, "defaultRequest": {"x.com/gpu": 1}}
+    assert errors(limit_range(gpus)) == [
+        'spec.limits[0].defaultRequest[x.com/gpu]: Invalid value: "1": default value 2 must '
+        "equal to defaultRequest value 1 in x.com/gpu"
+    ]
+
+
+def test_limit_range_ratio() -> None:
+    low = {"type": "Container", "maxLimitRequestRatio": {"cpu": "500m"}}
+    assert errors(limit_range(low)) == [
+        'spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "500m": ratio 500m is less than 1'
+    ]
+    wide = {"min": {"cpu": "1"}, "max": {"cpu": "2"}, "maxLimitRequestRatio": {"cpu": "3"}}
+    assert errors(limit_range({"type": "Container", **wide})) == [
+        'spec.limits[0].maxLimitRequestRatio[cpu]: Invalid value: "3": ratio 3 is greater '
+        "than max/min = 2.000000"
+    ]
+
+
+def network_policy(**spec: Any) -> dict[str, Any]:
+    return obj("networking.k8s.io/v1", "NetworkPolicy", "deny", spec={"podSelector": {}, **spec})
+
+
+def test_a_network_policy_is_stored_as_given() -> None:
+    given = network_policy(
+        podSelector={"matchLabels": {"app": "web"}},
+        policyTypes=["Ingress", "Egress"],
+        ingress=[
+            {
+                "from": [
+                    {"ipBlock": {"cidr": "10.0.0.0/8", "except": ["10.1.0.0/16"]}},
+                    {"namespaceSelector": {}, "podSelector": {"matchLabels": {"r": "x"}}},
+                ],
+                "ports": [{"protocol": "TCP", "port": 80, "endPort": 90}, {"port": "http"}],
+            }
+        ],
+        egress=[{"to": [{"ipBlock": {"cidr": "fd00::/8"}}]}],
+    )
+    assert admit(given)["spec"] == given["spec"]
+
+
+def test_network_policy_ports() -> None:
+    def ports(*given: dict[str, Any]) -> dict[str, Any]:
+        return network_policy(ingress=[{"ports": list(given)}])
+
+    at = "spec.ingress[0].ports"
+    assert errors(ports({"protocol": "ICMP", "port": 0})) == [
+        f'{at}[0].protocol: Unsupported value: "ICMP": supported values: "TCP", "UDP", "SCTP"',
+        f"{at}[0].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+    ]
+    assert errors(ports({"port": 90, "endPort": 80}, {"port": "web", "endPort": 81})) == [
+        f"{at}[0].endPort: Invalid value: 80: must be greater than or equal to `port`",
+        f"{at}[1].endPort: Invalid value: 81: may not be specified when `port` is non-numeric",
+    ]
+    assert errors(ports({"endPort": 81})) == [
+        f"{at}[0].endPort: Invalid value: 81: may not be specified when `port` is not specified"
+    ]
+    assert "cannot unmarshal number 1.5 into Go struct field" in decode_error(ports({"port": 1.5}))
+
+
+def test_network_policy_peers_and_types() -> None:
+    def peers(*given: dict[str, Any]) -> dict[str, Any]:
+        return network_policy(egress=[{"to": list(given)}])
+
+    at = "spec.egress[0].to"
+    both = {"ipBlock": {"cidr": "10.0.0.0/8"}, "podSelector": {}}
+    assert errors(peers({}, both)) == [
+        f"{at}[0]: Required value: must specify a peer",
+        f"{at}[1]: Forbidden: may not specify both ipBlock and another peer",
+    ]
+    assert errors(peers({"ipBlock": {"cidr": "10.0.0.0"}})) == [
+        f'{at}[0].ipBlock.cidr: Invalid value: "10.0.0.0": must be a valid CIDR value, (e.g. '
+        "10.9.8.0/24 or 2001:db8::/64)"
+    ]
+    outside = {"cidr": "10.0.0.0/16", "except": ["10.0.0.0/16", "192.168.0.0/24", "x"]}
+    assert errors(peers({"ipBlock": outside})) == [
+        f'{at}[0].ipBlock.except[0]: Invalid value: "10.0.0.0/16": must be a strict subset of '
+        "`cidr`",
+        f'{at}[0].ipBlock.except[1]: Invalid value: "192.168.0.0/24": must be a strict subset '
+        "of `cidr`",
+        f'{at}[0].ipBlock.except[2]: Invalid value: "x": must be a valid CIDR value, (e.g. '
+        "10.9.8.0/24 or 2001:db8::/64)",
+    ]
+    selector = {"podSelector": {"matchExpressions": [{"key": "app", "operator": "Near"}]}}
+    assert errors(peers(selector)) == [
+        f'{at}[0].podSelector.matchExpressions[0].operator: Invalid value: "Near": not a valid '
+        "selector operator"
+    ]
+    assert errors(network_policy(policyTypes=["Ingress", "Sideways"])) == [
+        'spec.policyTypes[1]: Unsupported value: "Sideways": supported values: "Ingress", "Egress"'
+    ]

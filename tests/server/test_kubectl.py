@@ -285,6 +285,8 @@ PROTOBUF_CREATES = [
     ("ingress", ["ingress", "simple", "--rule=bar.com/x=svc:8080"]),
     ("pdb", ["pdb", "least", "--selector=app=web", "--min-available=1"]),
     ("pdb", ["pdb", "most", "--selector=tier in (a,b)", "--max-unavailable=20%"]),
+    ("quota", ["quota", "compute", "--hard=cpu=2,memory=4Gi,pods=10,count/deployments.apps=3"]),
+    ("quota", ["quota", "besteffort", "--hard=pods=5", "--scopes=BestEffort"]),
     ("priorityclass", ["priorityclass", "high", "--value=1000", "--description=urgent"]),
     ("priorityclass", ["priorityclass", "zero", "--value=0", "--preemption-policy=Never"]),
 ]
@@ -542,5 +544,88 @@ def test_a_horizontal_pod_autoscaler_as_kubectl_shows_it(api: Api, kubectl: Kube
     refused = kubectl("apply", "-f", "-", stdin=json.dumps(wrong))
     assert (
         "spec.maxReplicas: Invalid value: 1: must be greater than or equal to `minReplicas`"
+        in refused.stderr
+    )
+
+
+def test_a_namespace_s_quota_limits_and_network_policy_as_kubectl_shows_them(
+    api: Api, kubectl: Kubectl
+) -> None:
+    objects = [
+        {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "compute"},
+         "spec": {"hard": {"requests.cpu": "2", "limits.memory": "4Gi", "pods": "10"}}},
+        {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "defaults"},
+         "spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}},
+        {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+         "metadata": {"name": "web"},
+         "spec": {"podSelector": {"matchLabels": {"app": "web"}}, "policyTypes": ["Ingress"]}},
+        {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+         "metadata": {"name": "deny-all"}, "spec": {"podSelector": {}}},
+    ]  # fmt: skip
+    for obj in objects:
+        created = kubectl("apply", "-f", "-", stdin=json.dumps(obj))
+        assert created.returncode == 0, created.stderr
+
+    def table(*args: str) -> list[list[str]]:
+        return [line.split() for line in kubectl("get", *args).stdout.splitlines()]
+
+    # kube-apiserver's quota controller writes the status; the hub runs none, so here the API.
+    status = {"status": {"hard": {"requests.cpu": "2", "limits.memory": "4Gi", "pods": "10"},
+                         "used": {"requests.cpu": "500m", "pods": "3"}}}  # fmt: skip
+    path = "/api/v1/namespaces/default/resourcequotas/compute/status"
+    assert api.patch(path, status, "application/merge-patch+json").status == 200
+    header, row = table("quota")
+    assert header == ["NAME", "AGE", "REQUEST", "LIMIT"]
+    assert row[0] == "compute"
+    assert row[2:] == ["pods:", "3/10,", "requests.cpu:", "500m/2", "limits.memory:", "0/4Gi"]
+    assert table("limits")[0] == ["NAME", "CREATED", "AT"]
+    header, *rows = table("netpol")
+    assert header == ["NAME", "POD-SELECTOR", "AGE"]
+    assert [r[:2] for r in rows] == [["deny-all", "<none>"], ["web", "app=web"]]
+
+    wrong = {**objects[0], "spec": {"hard": {"pods": "2.5"}}}
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(wrong))
+    assert 'spec.hard[pods]: Invalid value: "2.5": must be an integer' in refused.stderr
+    bad_cidr = {**objects[3], "spec": {"podSelector": {}, "ingress": [
+        {"from": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}]}}  # fmt: skip
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(bad_cidr))
+    assert 'spec.ingress[0].from[0].ipBlock.cidr: Invalid value: "10.0.0.0/33"' in refused.stderr
+    # As upstream's strategies: only the quota has a status subresource.
+    assert api.get("/api/v1/namespaces/default/limitranges/defaults/status").status == 404
+    netpol = "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/web/status"
+    assert api.get(netpol).status == 404
+
+
+def test_kubectl_autoscale_writes_v1_which_reads_back_as_v2(kubectl: Kubectl) -> None:
+    assert kubectl("create", "deployment", "web", "--image=nginx").returncode == 0
+    made = kubectl("autoscale", "deployment/web", "--max=5", "--cpu-percent=80")
+    assert made.returncode == 0, made.stderr
+    as_v2 = json.loads(kubectl("get", "hpa.v2.autoscaling", "web", "-o", "json").stdout)
+    assert as_v2["spec"] == {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+        "maxReplicas": 5,
+        "metrics": [
+            {
+                "type": "Resource",
+                "resource": {
+                    "name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 80},
+                },
+            }
+        ],
+    }
+    header, row = kubectl("get", "hpa").stdout.splitlines()
+    assert row.split()[:6] == ["web", "Deployment/web", "cpu:", "<unknown>/80%", "<unset>", "5"]
+    as_v1 = json.loads(
+        kubectl("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json").stdout
+    )
+    assert as_v1["apiVersion"] == "autoscaling/v1"
+    assert as_v1["spec"]["targetCPUUtilizationPercentage"] == 80
+    assert "annotations" not in as_v1["metadata"]  # nothing v1 lacks to keep
+    inverted = {**as_v1, "metadata": {"name": "inverted"},
+                "spec": {**as_v1["spec"], "minReplicas": 7}}  # fmt: skip
+    refused = kubectl("apply", "-f", "-", stdin=json.dumps(inverted))
+    assert (  # admitted as the v2 it is stored as
+        "spec.maxReplicas: Invalid value: 5: must be greater than or equal to `minReplicas`"
         in refused.stderr
     )

@@ -20,6 +20,7 @@ from fleetwarden.api import (
     apiextensions,
     authentication,
     authorization,
+    autoscaling,
     certificates,
     core,
     karmada,
@@ -30,6 +31,7 @@ from fleetwarden.api.errors import ErrorList, FieldError, Invalid, Path
 from fleetwarden.api.kinds import (
     APPS_SCALE,
     OBJECT_META_FIELD_LABELS,
+    Conversion,
     FieldGetter,
     FieldLabels,
     KindInfo,
@@ -49,10 +51,17 @@ def _builtin(
 
 
 # Built-in kinds without a status subresource: a write of theirs changes everything given.
-_NO_STATUS = {"ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass"}
+_NO_STATUS = {
+    "ConfigMap", "Secret", "ServiceAccount", "StorageClass", "PriorityClass", "LimitRange",
+    "NetworkPolicy",
+}  # fmt: skip
 # Built-in kinds served with a /scale subresource (kubectl scale, a FederatedHPA).
 _SCALED = {"Deployment", "ReplicaSet", "StatefulSet"}
 
+
+_HPA = _builtin(
+    "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, "hpa"
+)
 
 CORE_KINDS = [
     KindInfo("", "v1", "Namespace", "namespaces", False, core.Namespace, ("ns",)),
@@ -77,12 +86,17 @@ BUILTIN_TEMPLATE_KINDS = [
     ),
     _builtin("", "v1", "Pod", "pods", True, "po"),
     _builtin("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, "pvc"),
+    _builtin("", "v1", "ResourceQuota", "resourcequotas", True, "quota"),
+    _builtin("", "v1", "LimitRange", "limitranges", True, "limits"),
     _builtin("", "v1", "PersistentVolume", "persistentvolumes", False, "pv"),
     _builtin("", "v1", "Node", "nodes", False, "no"),
     _builtin("networking.k8s.io", "v1", "Ingress", "ingresses", True, "ing"),
+    _builtin("networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", True, "netpol"),
     _builtin("policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", True, "pdb"),
-    _builtin(
-        "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, "hpa"
+    _HPA,
+    replace(  # stored as v2: kubectl autoscale writes v1
+        _builtin("autoscaling", "v1", _HPA.kind, _HPA.plural, True, *_HPA.short_names),
+        conversion=Conversion(_HPA, autoscaling.to_v2, autoscaling.to_v1),
     ),
     *rbac.KINDS,
     _builtin("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, "sc"),

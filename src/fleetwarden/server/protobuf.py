@@ -4,7 +4,7 @@ and the OpenAPI v2 document kubectl reads.
 client-go's typed clients write protobuf (`application/vnd.kubernetes.protobuf`) and take
 JSON back, so `kubectl create namespace|configmap|secret|serviceaccount|role|rolebinding|
 clusterrole|clusterrolebinding|deployment|job|cronjob|service|ingress|pdb|priorityclass|
-token` send it.
+quota|token` and `kubectl autoscale` send it.
 The body is the magic `k8s\\x00` and a runtime.Unknown (typeMeta 1, raw 2) whose raw bytes
 are the object's own message. Only those kinds' messages are known here (field numbers from
 k8s.io/api's generated.proto), and of the access reviews and CertificateSigningRequests
@@ -337,6 +337,37 @@ _WORKLOADS: dict[tuple[str, str], Message] = {
                 1: Field("minAvailable", "intstr", keep_zero=True),
                 2: Field("selector", _LABEL_SELECTOR),
                 3: Field("maxUnavailable", "intstr", keep_zero=True),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("autoscaling/v1", "HorizontalPodAutoscaler"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field(
+                    "scaleTargetRef",
+                    {
+                        1: Field("kind", "string"),
+                        2: Field("name", "string"),
+                        3: Field("apiVersion", "string"),
+                    },
+                ),
+                2: Field("minReplicas", "int", keep_zero=True),
+                3: Field("maxReplicas", "int", keep_zero=True),
+                4: Field("targetCPUUtilizationPercentage", "int", keep_zero=True),
+            },
+        ),
+        3: _STATUS,
+    },
+    ("v1", "ResourceQuota"): {
+        1: _META,
+        2: Field(
+            "spec",
+            {
+                1: Field("hard", ("map", "quantity")),
+                2: Field("scopes", "string", repeated=True),
             },
         ),
         3: _STATUS,

@@ -17,6 +17,7 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from fleetwarden.api import autoscaling
 from fleetwarden.api.errors import BadRequest
 from fleetwarden.api.kinds import KindInfo, PrinterColumn
 from fleetwarden.api.meta import LabelSelector
@@ -360,6 +361,29 @@ def _pdb_cells(obj: Obj, now: datetime) -> list[Any]:
     return [_name(obj), *bounds, allowed, _age(obj, now)]
 
 
+def _resource_quota_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printResourceQuota: `used/hard` of each resource the status holds, by name; those
+    named limits.* in the Limit column, the others in the Request column."""
+    status = obj.get("status") or {}
+    hard, used = status.get("hard") or {}, status.get("used") or {}
+    columns: dict[bool, list[str]] = {True: [], False: []}
+    for name in sorted(hard):
+        columns[name.split(".")[0] == "limits" and "." in name].append(
+            f"{name}: {used.get(name, 0)}/{hard[name]}"
+        )
+    return [_name(obj), _age(obj, now), ", ".join(columns[False]), ", ".join(columns[True])]
+
+
+def _network_policy_cells(obj: Obj, now: datetime) -> list[Any]:
+    """printNetworkPolicy: metav1.FormatLabelSelector of the pod selector."""
+    raw = _get(obj, "spec", "podSelector") or {}
+    try:
+        shown = str(label_selector_as_selector(LabelSelector.model_validate(raw))) or "<none>"
+    except (SelectorError, ValueError):
+        shown = "<error>"
+    return [_name(obj), shown, _age(obj, now)]
+
+
 def _scale_cells(obj: Obj, now: datetime) -> list[Any]:
     desired = _get(obj, "spec", "replicas") or 0
     return [_name(obj), desired, _get(obj, "status", "replicas") or 0, _age(obj, now)]
@@ -443,7 +467,10 @@ def _ingress_cells(obj: Obj, now: datetime) -> list[Any]:
 
 def _hpa_cells(obj: Obj, now: datetime) -> list[Any]:
     """printHorizontalPodAutoscaler: the target as Kind/name, each metric's current and
-    target value (two at most), the replica bounds and count."""
+    target value (two at most), the replica bounds and count. Upstream prints the internal
+    type whatever the version asked: a v1 object is read as v2."""
+    if obj.get("apiVersion") == autoscaling.V1:
+        obj = autoscaling.to_v2(obj)
     spec = obj.get("spec") or {}
     ref = spec.get("scaleTargetRef") or {}
     statuses = _get(obj, "status", "currentMetrics") or []
@@ -726,6 +753,21 @@ _POD_DISRUPTION_BUDGET_COLUMNS = (
     _AGE_COLUMN,
 )
 
+_RESOURCE_QUOTA_COLUMNS = (
+    _NAME_COLUMN,
+    _AGE_COLUMN,
+    _column(
+        "Request",
+        description="Request represents a minimum amount of cpu/memory that a container may "
+        "consume.",
+    ),
+    _column(
+        "Limit",
+        description="Limits control the maximum amount of cpu/memory that a container may use "
+        "independent of contention on the node.",
+    ),
+)
+
 # The Table of a /scale subresource (kubectl get deployment web --subresource=scale).
 _SCALE_COLUMNS = (
     _column("Name", description=_NAME_DOC),
@@ -777,11 +819,18 @@ def _hpa_printer() -> Printer:
     return (_NAME_COLUMN, *spec, *replicas, _AGE_COLUMN), _hpa_cells
 
 
+@cache
+def _network_policy_printer() -> Printer:
+    selector = _documented("V1NetworkPolicySpec", ("Pod-Selector", "pod_selector"))
+    return (_NAME_COLUMN, *selector, _AGE_COLUMN), _network_policy_cells
+
+
 # Printers whose column descriptions are read from the API's documentation when first used.
 _DOCUMENTED_PRINTERS: dict[tuple[str, str], Callable[[], Printer]] = {
     ("", "Service"): _service_printer,
     ("", "ServiceAccount"): _service_account_printer,
     ("autoscaling", "HorizontalPodAutoscaler"): _hpa_printer,
+    ("networking.k8s.io", "NetworkPolicy"): _network_policy_printer,
 }
 
 
@@ -843,6 +892,8 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
         _binding_columns("clusterRoleBinding"),
         _binding_cells,
     ),
+    ("", "ResourceQuota"): (_RESOURCE_QUOTA_COLUMNS, _resource_quota_cells),
+    ("", "LimitRange"): _CREATED_AT,  # kube-apiserver has no printer of its own for it
     ("rbac.authorization.k8s.io", "Role"): _CREATED_AT,
     ("rbac.authorization.k8s.io", "ClusterRole"): _CREATED_AT,
     # apiextensions-apiserver 1.32 serves CRDs with the default table convertor.

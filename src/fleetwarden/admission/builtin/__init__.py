@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fleetwarden.admission.builtin import autoscaling, core, workloads
+from fleetwarden.admission.builtin import autoscaling, core, networking, quota, workloads
 from fleetwarden.admission.builtin.go_types import decoder
 from fleetwarden.admission.builtin.pods import Obj
 from fleetwarden.admission.chain import Mutate, Plugin, Request, Validate
@@ -29,6 +29,9 @@ class _Kind:
     prepare: Prepare | None = None  # what the strategy does before validation
     name_rule: NameRule | None = None  # if not a DNS subdomain
     model: str = ""  # the Python client's class for the Go type, if not V1<Kind>
+    # The check of a write through /status, if the kind has one of its own; the status
+    # strategy's. Without one, a status write is checked by `validate`.
+    validate_status: Check | None = None
 
 
 _KINDS = [
@@ -39,6 +42,13 @@ _KINDS = [
     _Kind("v1", "ServiceAccount"),
     _Kind("v1", "Pod", core.validate_pod),
     _Kind("v1", "PersistentVolumeClaim"),
+    _Kind(
+        "v1",
+        "ResourceQuota",
+        quota.validate_resource_quota,
+        validate_status=quota.validate_resource_quota_status,
+    ),
+    _Kind("v1", "LimitRange", quota.validate_limit_range),
     _Kind("v1", "PersistentVolume"),
     _Kind("v1", "Node", core.validate_node),
     _Kind("v1", "Event", model="CoreV1Event"),
@@ -50,6 +60,7 @@ _KINDS = [
     _Kind("batch/v1", "Job", workloads.validate_job),
     _Kind("batch/v1", "CronJob", workloads.validate_cron_job),
     _Kind("networking.k8s.io/v1", "Ingress"),
+    _Kind("networking.k8s.io/v1", "NetworkPolicy", networking.validate_network_policy),
     _Kind("policy/v1", "PodDisruptionBudget", workloads.validate_pod_disruption_budget),
     _Kind(
         "autoscaling/v2",
@@ -75,9 +86,10 @@ def _mutate(prepare: Prepare) -> Mutate:
     return mutate
 
 
-def _validate(check: Check) -> Validate:
+def _validate(check: Check, status_check: Check | None) -> Validate:
     def validate(request: Request) -> ErrorList:
-        return check(request.obj.to_dict(), _old(request))
+        chosen = status_check if status_check and request.subresource == "status" else check
+        return chosen(request.obj.to_dict(), _old(request))
 
     return validate
 
@@ -88,7 +100,7 @@ def _plugin(kind: _Kind) -> Plugin:
         kind.api_version,
         kind.kind,
         mutate=_mutate(kind.prepare) if kind.prepare else None,
-        validate=_validate(kind.validate) if kind.validate else None,
+        validate=_validate(kind.validate, kind.validate_status) if kind.validate else None,
         name_rule=kind.name_rule,
         decode=decoder(kind.kind, version, kind.model or f"{version.capitalize()}{kind.kind}"),
     )

@@ -38,8 +38,9 @@ _INT64 = frozenset({
     "terminationGracePeriodSeconds", "tolerationSeconds", "uid", "user",
 })  # fmt: skip
 _QUANTITIES = frozenset({
-    "allocatable", "allocatedResources", "capacity", "divisor", "limits", "overhead",
-    "perContainer", "perPod", "quantity", "requests", "sizeLimit",
+    "allocatable", "allocatedResources", "capacity", "default", "defaultRequest", "divisor",
+    "hard", "limits", "max", "maxLimitRequestRatio", "min", "overhead", "perContainer",
+    "perPod", "quantity", "requests", "sizeLimit", "used",
 })  # fmt: skip
 _INT_OR_STRING = frozenset({"port", "targetPort", "maxSurge", "maxUnavailable", "minAvailable"})
 _INT_RANGE = {"int32": 1 << 31, "int64": 1 << 63}

@@ -142,16 +142,16 @@ def _resources(resources: Obj, path: Path) -> ErrorList:
     errs: ErrorList = []
     for field, amounts in (("limits", limits), ("requests", requests)):
         for name, amount in amounts.items():
-            if _amount(amount) < 0:
+            if quantity_amount(amount) < 0:
                 errs.append(path.child(field).key(name).invalid(str(amount), NEGATIVE_ERROR))
     for name, amount in requests.items():
-        if name in limits and _amount(amount) > _amount(limits[name]):
+        if name in limits and quantity_amount(amount) > quantity_amount(limits[name]):
             detail = f"must be less than or equal to {name} limit of {limits[name]}"
             errs.append(path.child("requests").invalid(str(amount), detail))
     return errs
 
 
-def _amount(quantity: Any) -> Fraction:
+def quantity_amount(quantity: Any) -> Fraction:
     """A quantity decoding let through (so it parses)."""
     try:
         return parse_quantity(quantity)
