@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from fleetwarden.api.codec import without_nulls
 from fleetwarden.api.registry import REGISTRY
-from fleetwarden.client.apply import without_nulls
 
 from .conftest import CLUSTERS, DEPLOYMENTS, Api, Kubectl, cluster
 
@@ -614,7 +614,7 @@ def test_kubectl_autoscale_writes_v1_which_reads_back_as_v2(kubectl: Kubectl) ->
             }
         ],
     }
-    header, row = kubectl("get", "hpa").stdout.splitlines()
+    _header, row = kubectl("get", "hpa").stdout.splitlines()
     assert row.split()[:6] == ["web", "Deployment/web", "cpu:", "<unknown>/80%", "<unset>", "5"]
     as_v1 = json.loads(
         kubectl("get", "horizontalpodautoscalers.v1.autoscaling", "web", "-o", "json").stdout

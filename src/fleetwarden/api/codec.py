@@ -199,3 +199,14 @@ def _unshared(value: Any) -> Any:
     if isinstance(value, list):
         return [_unshared(item) for item in value]
     return value
+
+
+def without_nulls(value: Any) -> Any:
+    """The document without its null values, at every level (pruneNullsFromMap): what a
+    create stores of an applied manifest, and what a merge patch adds where the original
+    has nothing to delete."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value]
+    return value

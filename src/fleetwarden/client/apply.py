@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from fleetwarden.api.codec import without_nulls
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.client.client import Client, Obj
@@ -140,12 +141,3 @@ def _merge(base: Obj, extra: Mapping[str, Any]) -> Obj:
             _merge(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
         )
     return merged
-
-
-def without_nulls(value: Any) -> Any:
-    """pruneNullsFromMap: what a create stores is what a later apply would leave."""
-    if isinstance(value, dict):
-        return {k: without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [without_nulls(v) for v in value]
-    return value

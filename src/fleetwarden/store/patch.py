@@ -12,6 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from fleetwarden.api.codec import without_nulls
+
 # kube-apiserver's --json-patch-max-copy-bytes default: how much a JSON patch's copy
 # operations may add to the document, together (each copy of a copy doubles it).
 MAX_COPY_BYTES = 3 * 1024 * 1024
@@ -385,7 +387,7 @@ def _set_fresh(target: dict[str, Any], key: str, value: Any) -> None:
     if isinstance(value, dict) and _DIRECTIVE in value:
         target.pop(key, None)
     else:
-        target[key] = _without_directives(_without_nulls(value))
+        target[key] = _without_directives(without_nulls(value))
 
 
 def _without_directives(value: Any) -> Any:
@@ -398,15 +400,6 @@ def _without_directives(value: Any) -> Any:
 
 def _is_directive(value: Any) -> bool:
     return isinstance(value, dict) and _DIRECTIVE in value
-
-
-def _without_nulls(value: Any) -> Any:
-    """A null asks to delete a field the original does not have: drop it."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
 
 
 def _holds_maps(*lists: list[Any]) -> bool:
