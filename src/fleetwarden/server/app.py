@@ -82,7 +82,7 @@ log = logging.getLogger(__name__)
 # How often a watch that asked for bookmarks gets one (kube-apiserver: about a minute).
 BOOKMARK_INTERVAL = 60.0
 # The threads that serve requests' blocking work (store reads and writes).
-WORKERS = 16
+WORKERS = 4
 _READ_OFFERS = (PLAIN_JSON, TABLE, PLAIN_YAML)
 _OPENAPI_V2_OFFERS = (
     PLAIN_JSON,
