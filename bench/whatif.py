@@ -165,7 +165,7 @@ def main(argv: Iterator[str] | None = None) -> None:
         profiler.disable()
     for phase, seconds in phases.items():
         print(f"  {phase}: {seconds:.2f} s")
-    print(f"  of the run, t=0 (the copy admitted, and reconciled once by every controller "
+    print(f"  of the run, t=0 (the copy restored, and reconciled once by every controller "
           f"and member): {settling:.2f} s")  # fmt: skip
     print(f"  {len(result.moves)} moves, {len(result.stranded)} with nowhere to go, "
           f"{len(result.evictions)} eviction tasks")  # fmt: skip
