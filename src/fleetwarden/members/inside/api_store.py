@@ -59,8 +59,8 @@ CONTROLLER_TAINTS = frozenset({
     TAINT_DISK_PRESSURE, TAINT_PID_PRESSURE, TAINT_NETWORK_UNAVAILABLE,
 })  # fmt: skip
 # Written in this order, so that an object's namespace and owners come before it.
-_ORDER = {"Node": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1, "Job": 1,
-          "ReplicaSet": 2, "Pod": 3}  # fmt: skip
+_ORDER = {"Node": 0, "Namespace": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1,
+          "Job": 1, "ReplicaSet": 2, "Pod": 3}  # fmt: skip
 
 Key = tuple[str, str, str]  # kind, namespace, name
 
@@ -176,8 +176,11 @@ class MemberApiStore:
 
     def _create(self, info: KindInfo, obj: Mapping[str, Any]) -> Obj:
         meta = obj["metadata"]
+        # This API server gives its own identity (the member's control plane gave one too).
+        identity = ("uid", "resourceVersion", "creationTimestamp")
+        fresh = {k: v for k, v in meta.items() if k not in identity}
         try:
-            stored = self.store.create(obj)
+            stored = self.store.create({**obj, "metadata": fresh})
         except AlreadyExists:
             # A user edited it since it was published (or made it first): replaced.
             current = self.store.get(info, meta["name"], meta.get("namespace", ""))
