@@ -17,9 +17,12 @@ status controller), and runs the agent side of each dialect on the same clock as
   is neither suspended nor being deleted: applies it and reports it Applied, with each
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
-  Work last changed (never while `workloadsHealthy` is false); a Work whose status already
-  reports every manifest applied and healthy when the member first sees it (what-if's copy
-  of a hub's Work) runs on as reported, healthy at once;
+  Work last changed (never while `workloadsHealthy` is false); with nodes, every manifest
+  is created or updated inside the member (members/inside/: workloads run as pods, other
+  kinds are kept as its API server keeps them) and removed when the Work no longer lists it
+  or goes, unless the Work preserves it; a Work whose status already reports every
+  manifest applied and healthy when the member first sees it (what-if's copy of a hub's
+  Work) runs on as reported, healthy at once;
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
   accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of

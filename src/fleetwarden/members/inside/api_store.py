@@ -1,8 +1,9 @@
 """The store a simulated member's own API serves (`fleetwarden agent --member-api-dir`).
 
-The member's control plane (cluster.py) keeps its nodes, workloads and pods in memory;
-`publish` writes them to this store after each run of the member's agents, so that kubectl
-reads them as it would on a real cluster (only what changed is written). What users change
+The member's control plane (cluster.py) keeps its nodes, workloads, pods and other objects
+in memory; `publish` writes them to this store after each run of the member's agents, so
+that kubectl reads them as it would on a real cluster (only what changed is written; this
+store gives each object an identity of its own). What users change
 through the API goes the other way, as it does on a real cluster where the API is the truth
 and controllers follow it:
 
