@@ -144,3 +144,13 @@ def test_a_work_gone_by_hand_takes_its_objects_unless_it_preserves_them_or_anoth
     cluster.apply(work(ACCOUNT, uid="new"), LATER)
     cluster.prune_workloads(live={"new"})
     assert set(listed(cluster, "ServiceAccount")) == {"web"}
+
+
+def test_a_manifest_without_a_name_is_refused_and_the_others_applied() -> None:
+    cluster = member()
+    nameless = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": "default"}}
+    applied = cluster.apply(work(nameless, SERVICE), T0)
+    assert applied.failures == [
+        'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required'
+    ]
+    assert applied.objects[0] is None and set(listed(cluster, "Service")) == {"web"}

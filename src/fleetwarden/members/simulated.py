@@ -330,10 +330,15 @@ class SimulatedCluster:
         creates or updates each: workloads run on its nodes, other kinds are kept by its API
         server; read them back as they are."""
         objects: list[Mapping[str, Any] | None] = []
+        failures: list[str] = []
         workloads: list[WorkloadKey] = []
         stored: list[ObjectKey] = []
         for manifest in work.spec.workload.manifests or []:
-            if manifest.get("kind") in WORKLOAD_KINDS:
+            if not (manifest.get("metadata") or {}).get("name"):
+                objects.append(None)  # the member's API server refuses it
+                failures.append(f'{manifest.get("kind")} "" is invalid: metadata.name: '
+                                "Required value: name or generateName is required")  # fmt: skip
+            elif manifest.get("kind") in WORKLOAD_KINDS:
                 workloads.append(kube.apply(manifest, now))
                 objects.append(kube.workload_object(workloads[-1], now))
             else:
@@ -344,7 +349,9 @@ class SimulatedCluster:
         self._forget(work.metadata.uid or "", keep=ran, now=now)
         self.ran[work.metadata.uid or ""] = ran
         observed = tuple(json.dumps(o, sort_keys=True) for o in objects)
-        return AppliedWork(objects, observed=observed, recheck_at=kube.next_change(now))
+        return AppliedWork(
+            objects, observed=observed, failures=failures, recheck_at=kube.next_change(now)
+        )
 
     def _forget(self, uid: str, keep: _Ran, now: datetime) -> None:
         """Delete what a Work put inside the member that `keep` does not list."""

@@ -15,6 +15,7 @@ status in the manifest is not taken, and other kinds get none.
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,8 +26,7 @@ from fleetwarden.api.meta import format_time
 
 ObjectKey = tuple[str, str, str, str]  # group, kind, namespace, name
 
-# kube-apiserver's default --service-cluster-ip-range; its first address is the
-# `kubernetes` Service's.
+# kube-apiserver's default --service-cluster-ip-range.
 SERVICE_CLUSTER_IP_RANGE = ipaddress.ip_network("10.96.0.0/12")
 # Where the uids of a member's objects come from (uuid5 over it: the same every run).
 _UID_NAMESPACE = uuid.UUID("6f1d0c2e-0b7a-4a53-9d6c-66c6e1a7d0b1")
@@ -48,8 +48,9 @@ class StoredObjects:
     """The member's objects of kinds no controller inside it runs, by key."""
 
     objects: dict[ObjectKey, dict[str, Any]] = field(default_factory=dict)
-    _versions: Iterator[int] = field(default_factory=lambda: iter(range(1, 1 << 62)))
-    _service_ips: Iterator[int] = field(default_factory=lambda: iter(range(2, 1 << 20)))
+    _versions: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    # Addresses of the range by index: 1 is the `kubernetes` Service's.
+    _service_ips: Iterator[int] = field(default_factory=lambda: itertools.count(2))
 
     def apply(self, manifest: Mapping[str, Any], now: datetime) -> ObjectKey:
         """Create the object, or update it; a write that changes nothing is none."""
@@ -85,7 +86,7 @@ class StoredObjects:
         if spec.get("type") == "ExternalName" or spec.get("clusterIP"):
             return {}
         if kept.get("clusterIP"):
-            return {"clusterIP": kept["clusterIP"], "clusterIPs": kept.get("clusterIPs")}
+            return {k: kept[k] for k in ("clusterIP", "clusterIPs") if k in kept}
         address = str(SERVICE_CLUSTER_IP_RANGE[next(self._service_ips)])
         return {"clusterIP": address, "clusterIPs": [address]}
 
