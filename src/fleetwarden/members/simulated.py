@@ -382,8 +382,10 @@ class SimulatedCluster:
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
+        if self.kube is None:
+            return
         gone = [uid for uid in self.ran if uid not in live]
-        if not gone or self.kube is None:
+        if not gone:
             return
         # What a live Work lists stays (a Work deleted and made again), and so does what
         # a Work preserved, as a real member's agent leaves them.
