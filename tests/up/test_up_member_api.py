@@ -42,6 +42,23 @@ POLICY = {
 }
 
 
+CONFIG_MAP = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "web-config", "namespace": "default"},
+    "data": {"mode": "fast"},
+}
+CONFIG_MAP_POLICY = {
+    "apiVersion": "policy.karmada.io/v1alpha1",
+    "kind": "PropagationPolicy",
+    "metadata": {"name": "web-config", "namespace": "default"},
+    "spec": {
+        "resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "web-config"}],
+        "placement": {"clusterAffinity": {"clusterNames": ["member1"]}},
+    },
+}
+
+
 def member1(kubectl: Kubectl, *args: str) -> str:
     return kubectl.ok("--context=member1", *args)
 
@@ -147,3 +164,24 @@ def test_kubectl_reaches_a_member_and_its_taints_move_pods(hub: Hub) -> None:
     refused = httpx.get(f"{server}/api/v1/nodes", verify=False, timeout=30)
     assert refused.status_code == 401
     assert refused.json()["reason"] == "Unauthorized"
+
+    a_propagated_config_map_is_kept_by_the_member_until_it_goes(kubectl)
+
+
+def a_propagated_config_map_is_kept_by_the_member_until_it_goes(kubectl: Kubectl) -> None:
+    """Not only workloads: every object of a Work is on the member, as the agent applied it."""
+    kubectl.apply(CONFIG_MAP, CONFIG_MAP_POLICY)
+
+    def mode() -> str | None:
+        done = kubectl.run("--context=member1", "get", "configmap", "web-config",
+                           "-o", "jsonpath={.data.mode}")  # fmt: skip
+        return done.stdout if done.returncode == 0 else None
+
+    assert eventually(mode, 60, "the ConfigMap on member1") == "fast"
+    kubectl.ok("delete", "configmap", "web-config")
+
+    def gone() -> bool:
+        done = kubectl.run("--context=member1", "get", "configmap", "web-config")
+        return done.returncode != 0 and "NotFound" in done.stderr
+
+    eventually(gone, 60, "the ConfigMap gone from member1 with its Work")

@@ -17,9 +17,12 @@ status controller), and runs the agent side of each dialect on the same clock as
   is neither suspended nor being deleted: applies it and reports it Applied, with each
   manifest's status and health as the default resource interpreter reads them from the
   member's object, whose replicas are ready once `workloadReadyAfter` has passed since the
-  Work last changed (never while `workloadsHealthy` is false); a Work whose status already
-  reports every manifest applied and healthy when the member first sees it (what-if's copy
-  of a hub's Work) runs on as reported, healthy at once;
+  Work last changed (never while `workloadsHealthy` is false); with nodes, every manifest
+  is created or updated inside the member (members/inside/: workloads run as pods, other
+  kinds are kept as its API server keeps them) and removed when the Work no longer lists it
+  or goes, unless the Work preserves it; a Work whose status already reports every
+  manifest applied and healthy when the member first sees it (what-if's copy of a hub's
+  Work) runs on as reported, healthy at once;
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
   accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
@@ -73,6 +76,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.members.inside.api_store import MemberApiStore
 from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
 from fleetwarden.members.inside.nodes import KUBERNETES_VERSION, NodeSpec
+from fleetwarden.members.inside.objects import ObjectKey
 from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.members.work_agent import (
     ObjectRef,
@@ -211,6 +215,16 @@ class _Applied:
     since: datetime
 
 
+@dataclass(frozen=True)
+class _Ran:
+    """What a Work put inside a member with nodes: its workloads, its other objects, and
+    whether they stay when the Work goes (preserveResourcesOnDeletion)."""
+
+    workloads: tuple[WorkloadKey, ...] = ()
+    objects: tuple[ObjectKey, ...] = ()
+    preserve: bool = False
+
+
 @dataclass
 class SimulatedCluster:
     """A simulated member: its switches, and the Works it runs (by Work uid)."""
@@ -222,8 +236,8 @@ class SimulatedCluster:
     _told: tuple[MemberState, Probe, MemberReport] | None = field(default=None, repr=False)
     kube: MemberKube | None = None
     _nodes: tuple[NodeSpec, ...] | None = None  # the declared nodes the member runs
-    # The workloads each Work (by uid) runs inside the member, with nodes.
-    workloads: dict[str, list[WorkloadKey]] = field(default_factory=dict)
+    # What each Work (by uid) put inside the member, with nodes.
+    ran: dict[str, _Ran] = field(default_factory=dict)
     objects: dict[tuple[str, str, str, str], _SpokeObject] = field(default_factory=dict)
     uids: Iterator[int] = field(default_factory=itertools.count)
 
@@ -312,25 +326,44 @@ class SimulatedCluster:
         return _Applied(generation, running, now - self.state.workload_ready_after)
 
     def _run(self, work: Work, kube: MemberKube, now: datetime) -> AppliedWork:
-        """Apply a Work's workloads to the member's nodes and read them back as they run."""
+        """Apply a Work's manifests to the member, as karmada-agent's execution controller
+        creates or updates each: workloads run on its nodes, other kinds are kept by its API
+        server; read them back as they are."""
         objects: list[Mapping[str, Any] | None] = []
-        keys: list[WorkloadKey] = []
+        failures: list[str] = []
+        workloads: list[WorkloadKey] = []
+        stored: list[ObjectKey] = []
         for manifest in work.spec.workload.manifests or []:
-            if manifest.get("kind") not in WORKLOAD_KINDS:
-                objects.append(_member_object(manifest, 1, healthy=True))
-                continue
-            keys.append(kube.apply(manifest, now))
-            objects.append(kube.workload_object(keys[-1], now))
-        self._forget(work.metadata.uid or "", keep=keys, now=now)
-        self.workloads[work.metadata.uid or ""] = keys
+            if not (manifest.get("metadata") or {}).get("name"):
+                objects.append(None)  # the member's API server refuses it
+                failures.append(f'{manifest.get("kind")} "" is invalid: metadata.name: '
+                                "Required value: name or generateName is required")  # fmt: skip
+            elif manifest.get("kind") in WORKLOAD_KINDS:
+                workloads.append(kube.apply(manifest, now))
+                objects.append(kube.workload_object(workloads[-1], now))
+            else:
+                stored.append(kube.stored.apply(manifest, now))
+                objects.append(kube.stored.get(stored[-1]))
+        preserve = bool(work.spec.preserve_resources_on_deletion)
+        ran = _Ran(tuple(workloads), tuple(stored), preserve)
+        self._forget(work.metadata.uid or "", keep=ran, now=now)
+        self.ran[work.metadata.uid or ""] = ran
         observed = tuple(json.dumps(o, sort_keys=True) for o in objects)
-        return AppliedWork(objects, observed=observed, recheck_at=kube.next_change(now))
+        return AppliedWork(
+            objects, observed=observed, failures=failures, recheck_at=kube.next_change(now)
+        )
 
-    def _forget(self, uid: str, keep: Collection[WorkloadKey], now: datetime) -> None:
-        """Delete what a Work ran that it no longer lists."""
-        gone = [key for key in self.workloads.pop(uid, []) if key not in keep]
-        if gone and self.kube is not None:
+    def _forget(self, uid: str, keep: _Ran, now: datetime) -> None:
+        """Delete what a Work put inside the member that `keep` does not list."""
+        ran = self.ran.pop(uid, None)
+        if ran is None or self.kube is None:
+            return
+        gone = [key for key in ran.workloads if key not in keep.workloads]
+        if gone:
             self.kube.remove(gone, now)
+        for key in ran.objects:
+            if key not in keep.objects:
+                self.kube.stored.remove(key)
 
     def delete_workload(self, work: Work) -> bool:
         """False while the member cannot be reached."""
@@ -338,7 +371,7 @@ class SimulatedCluster:
             return False
         self.applied.pop(work.metadata.uid or "", None)
         if self.kube is not None:
-            self._forget(work.metadata.uid or "", keep=(), now=self.kube.now)
+            self._forget(work.metadata.uid or "", keep=_Ran(), now=self.kube.now)
         return True
 
     def settled_by(self) -> Hashable | None:
@@ -349,9 +382,19 @@ class SimulatedCluster:
     def prune_workloads(self, live: Collection[str]) -> None:
         # A Work gone without the execution controller (its finalizer removed by hand).
         self.applied = {uid: a for uid, a in self.applied.items() if uid in live}
-        if self.kube is not None:
-            for uid in [uid for uid in self.workloads if uid not in live]:
-                self._forget(uid, keep=(), now=self.kube.now)
+        if self.kube is None:
+            return
+        gone = [uid for uid in self.ran if uid not in live]
+        if not gone:
+            return
+        # What a live Work lists stays (a Work deleted and made again), and so does what
+        # a Work preserved, as a real member's agent leaves them.
+        wanted = [ran for uid, ran in self.ran.items() if uid in live]
+        listed = _Ran(tuple(k for r in wanted for k in r.workloads),
+                      tuple(k for r in wanted for k in r.objects))  # fmt: skip
+        for uid in gone:
+            self._forget(uid, keep=self.ran[uid] if self.ran[uid].preserve else listed,
+                         now=self.kube.now)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -302,7 +302,11 @@ class _Reader:
             return self.store
         if member not in self._members:
             store = self._members[member] = MemoryStore(now=lambda: self.now)
-            for obj in self.fleet.objects(member, self.now):
+            objects = self.fleet.objects(member, self.now)
+            # What the member's API server stores keeps the identity it gave (uid,
+            # resourceVersion, generation); what its controllers run is written afresh.
+            store.restore(o for o in objects if o["metadata"].get("resourceVersion"))
+            for obj in (o for o in objects if not o["metadata"].get("resourceVersion")):
                 stored = store.create(obj)
                 if "status" in obj:
                     version = stored["metadata"]["resourceVersion"]

@@ -1,8 +1,9 @@
 """The store a simulated member's own API serves (`fleetwarden agent --member-api-dir`).
 
-The member's control plane (cluster.py) keeps its nodes, workloads and pods in memory;
-`publish` writes them to this store after each run of the member's agents, so that kubectl
-reads them as it would on a real cluster (only what changed is written). What users change
+The member's control plane (cluster.py) keeps its nodes, workloads, pods and other objects
+in memory; `publish` writes them to this store after each run of the member's agents, so
+that kubectl reads them as it would on a real cluster (only what changed is written; this
+store gives each object an identity of its own). What users change
 through the API goes the other way, as it does on a real cluster where the API is the truth
 and controllers follow it:
 
@@ -59,8 +60,8 @@ CONTROLLER_TAINTS = frozenset({
     TAINT_DISK_PRESSURE, TAINT_PID_PRESSURE, TAINT_NETWORK_UNAVAILABLE,
 })  # fmt: skip
 # Written in this order, so that an object's namespace and owners come before it.
-_ORDER = {"Node": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1, "Job": 1,
-          "ReplicaSet": 2, "Pod": 3}  # fmt: skip
+_ORDER = {"Node": 0, "Namespace": 0, "Deployment": 1, "StatefulSet": 1, "DaemonSet": 1,
+          "Job": 1, "ReplicaSet": 2, "Pod": 3}  # fmt: skip
 
 Key = tuple[str, str, str]  # kind, namespace, name
 
@@ -176,8 +177,11 @@ class MemberApiStore:
 
     def _create(self, info: KindInfo, obj: Mapping[str, Any]) -> Obj:
         meta = obj["metadata"]
+        # This API server gives its own identity (the member's control plane gave one too).
+        identity = ("uid", "resourceVersion", "creationTimestamp")
+        fresh = {k: v for k, v in meta.items() if k not in identity}
         try:
-            stored = self.store.create(obj)
+            stored = self.store.create({**obj, "metadata": fresh})
         except AlreadyExists:
             # A user edited it since it was published (or made it first): replaced.
             current = self.store.get(info, meta["name"], meta.get("namespace", ""))

@@ -12,6 +12,7 @@ own instant, so a late sync gives the same history as a punctual one.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import Any
 from fleetwarden.api.karmada.work import ReplicaRequirements
 from fleetwarden.api.meta import format_time
 from fleetwarden.members.inside.nodes import Node, NodeSpec, quantities
+from fleetwarden.members.inside.objects import StoredObjects
 from fleetwarden.members.inside.workloads import (
     PodTemplate,
     WorkloadShape,
@@ -129,11 +131,13 @@ Summary = tuple[dict[str, str], dict[str, str], dict[str, str]]
 
 
 class MemberKube:
-    """The nodes, workloads and pods of one simulated member."""
+    """The nodes, workloads and pods of one simulated member, and its objects of other
+    kinds (objects.py)."""
 
     def __init__(self, nodes: Sequence[NodeSpec], now: datetime) -> None:
         self.nodes = {spec.name: Node(spec, now) for spec in nodes}
         self.workloads: dict[WorkloadKey, Workload] = {}
+        self.stored = StoredObjects()
         self.pods: dict[tuple[str, str], Pod] = {}
         self.ready_after = timedelta(0)
         self.healthy = True
@@ -378,9 +382,11 @@ class MemberKube:
         return self.healthy and pod.ready(self.nodes, now, self.ready_after)
 
     def objects(self, now: datetime) -> list[dict[str, Any]]:
-        """Every Node, Pod, ReplicaSet and workload of the member, as its API would list them."""
+        """Every Node, Pod, ReplicaSet, workload and stored object of the member, as its API
+        would list them."""
         self.sync(now)
         objects = [node.to_dict() for node in self.nodes.values()]
+        objects += [copy.deepcopy(obj) for obj in self.stored.objects.values()]
         objects += [p.to_dict(self._ready(p, now)) for p in self.pods.values()]
         for key in self.workloads:
             objects.append(self.workload_object(key, now))
