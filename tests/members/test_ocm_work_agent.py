@@ -14,8 +14,8 @@ from fleetwarden.api.errors import NotFound
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.members.simulated import (
     SIMULATED_HUB_URL,
-    MemberAgents,
     MemberState,
+    RunningMembers,
     SimulatedCluster,
 )
 from fleetwarden.members.work_agent import ObjectRef, applied_ref, hub_hash
@@ -57,8 +57,8 @@ def config(ref: ObjectRef, **option: Any) -> Obj:
 
 
 class Fleet:
-    """cluster1, a ManagedCluster the hub accepted, backed by a simulated member whose
-    agents run on a virtual clock."""
+    """cluster1, a ManagedCluster the hub accepted, backed by a simulated member (with
+    `nodes`, one whose workloads run as pods) whose agents run on a virtual clock."""
 
     def __init__(self, **state: Any) -> None:
         self.clock = VirtualClock()
@@ -72,7 +72,7 @@ class Fleet:
                                      "spec": {"hubAcceptsClient": True}})  # fmt: skip
         self.store.update({**cluster, "status": {"conditions": [accepted]}}, subresource="status")
         manager = ControllerManager(self.store, self.clock)
-        manager.add(MemberAgents({"cluster1": self.member}).controller())
+        manager.add(RunningMembers({"cluster1": self.member}).controller())
         self.driver = VirtualDriver(manager)
         self.driver.start()
         self.driver.settle()

@@ -72,11 +72,11 @@ from fleetwarden.api.ocm.cluster import (
     ManagedClusterVersion,
 )
 from fleetwarden.api.ocm.work import ManifestWork
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.registry import REGISTRY, guess_plural
 from fleetwarden.members.inside.api_store import MemberApiStore
 from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
 from fleetwarden.members.inside.nodes import KUBERNETES_VERSION, NodeSpec
-from fleetwarden.members.inside.objects import ObjectKey
+from fleetwarden.members.inside.objects import ObjectKey, object_key
 from fleetwarden.members.inside.workloads import WORKLOAD_KINDS
 from fleetwarden.members.work_agent import (
     ObjectRef,
@@ -242,8 +242,9 @@ class SimulatedCluster:
     uids: Iterator[int] = field(default_factory=itertools.count)
 
     def spoke(self, now: datetime) -> Spoke:
-        """The member's API server as its work agent reaches it at `now`."""
-        return SimulatedSpoke(self, now)
+        """The member's API server as its work agent reaches it at `now`: with nodes, the
+        member's own (where a Work's manifests go too)."""
+        return SimulatedSpoke(self, now) if self.kube is None else KubeSpoke(self, self.kube, now)
 
     @property
     def reaches_hub(self) -> bool:
@@ -334,10 +335,9 @@ class SimulatedCluster:
         workloads: list[WorkloadKey] = []
         stored: list[ObjectKey] = []
         for manifest in work.spec.workload.manifests or []:
-            if not (manifest.get("metadata") or {}).get("name"):
+            if refusal := _unnamed(manifest):
                 objects.append(None)  # the member's API server refuses it
-                failures.append(f'{manifest.get("kind")} "" is invalid: metadata.name: '
-                                "Required value: name or generateName is required")  # fmt: skip
+                failures.append(refusal)
             elif manifest.get("kind") in WORKLOAD_KINDS:
                 workloads.append(kube.apply(manifest, now))
                 objects.append(kube.workload_object(workloads[-1], now))
@@ -424,14 +424,8 @@ class SimulatedSpoke:
         return copy.deepcopy(_member_object(stored.obj, generation, healthy))
 
     def create(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
-        info = REGISTRY.get(
-            f"{ref.group}/{ref.version}" if ref.group else ref.version, str(obj.get("kind"))
-        )
-        if info is not None and info.namespaced and not ref.namespace:
-            # The dynamic client posts it to the cluster-scoped path, which does not exist.
-            raise SpokeError("the server could not find the requested resource")
-        uid = f"{ref.name}-{next(self.cluster.uids)}"  # unique, and the same every run
-        metadata = {**obj["metadata"], "uid": uid, "generation": 1}
+        _check_scope(ref, obj)
+        metadata = {**obj["metadata"], "uid": _new_uid(self.cluster, ref), "generation": 1}
         self.cluster.objects[_spoke_key(ref)] = _SpokeObject(
             {**obj, "metadata": metadata}, self.now
         )
@@ -456,6 +450,91 @@ class SimulatedSpoke:
 
 def _spoke_key(ref: ObjectRef) -> tuple[str, str, str, str]:
     return (ref.group, ref.resource, ref.namespace, ref.name)
+
+
+@dataclass
+class KubeSpoke:
+    """A simulated member with nodes as OCM's work agent reaches it: the member's own
+    objects (MemberKube), where a Karmada Work's manifests go too. Workloads run as pods on
+    its nodes, with the status their controllers write from them; other objects, the
+    AppliedManifestWorks among them, are kept as its API server keeps them."""
+
+    cluster: SimulatedCluster
+    kube: MemberKube
+    now: datetime
+
+    def get(self, ref: ObjectRef) -> dict[str, Any] | None:
+        kind = self._kind(ref)
+        if kind in WORKLOAD_KINDS:
+            key = (kind, ref.namespace, ref.name)
+            found = key in self.kube.workloads
+            return copy.deepcopy(self.kube.workload_object(key, self.now)) if found else None
+        stored = self.kube.stored.objects.get((ref.group, kind or "", ref.namespace, ref.name))
+        return copy.deepcopy(stored) if stored is not None else None
+
+    def create(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        _check_scope(ref, obj)
+        if refusal := _unnamed(obj):
+            raise SpokeError(refusal)
+        if obj.get("kind") in WORKLOAD_KINDS:  # the others get their uid where they are kept
+            obj = {**obj, "metadata": {**obj["metadata"], "uid": _new_uid(self.cluster, ref)}}
+        return self.update(ref, obj)
+
+    def update(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        if obj.get("kind") in WORKLOAD_KINDS:
+            self.kube.apply(obj, self.now)
+        else:
+            self.kube.stored.apply(obj, self.now)
+        return self.get(ref) or {}
+
+    def update_status(self, ref: ObjectRef, obj: dict[str, Any]) -> dict[str, Any]:
+        """A workload's status is its controller's: only a kept object's is written."""
+        self.update(ref, obj)
+        if obj.get("kind") not in WORKLOAD_KINDS:
+            self.kube.stored.update_status(object_key(obj), obj.get("status"))
+        return self.get(ref) or {}
+
+    def delete(self, ref: ObjectRef) -> None:
+        kind = self._kind(ref)
+        if kind in WORKLOAD_KINDS:
+            self.kube.remove([(kind, ref.namespace, ref.name)], self.now)
+        elif kind is not None:
+            self.kube.stored.remove((ref.group, kind, ref.namespace, ref.name))
+
+    def _kind(self, ref: ObjectRef) -> str | None:
+        """The kind of the resource; for one the hub does not serve (a custom resource, an
+        AppliedManifestWork), the kind of the object there whose plural, guessed as the
+        work agent guessed it, is the resource."""
+        info = REGISTRY.by_plural(ref.group, ref.version, ref.resource)
+        if info is not None:
+            return info.kind
+        return next(
+            (kind for group, kind, namespace, name in self.kube.stored.objects
+             if (group, namespace, name) == (ref.group, ref.namespace, ref.name)
+             and guess_plural(kind) == ref.resource),
+            None,
+        )  # fmt: skip
+
+
+def _check_scope(ref: ObjectRef, obj: Mapping[str, Any]) -> None:
+    info = REGISTRY.get(
+        f"{ref.group}/{ref.version}" if ref.group else ref.version, str(obj.get("kind"))
+    )
+    if info is not None and info.namespaced and not ref.namespace:
+        # The dynamic client posts it to the cluster-scoped path, which does not exist.
+        raise SpokeError("the server could not find the requested resource")
+
+
+def _new_uid(cluster: SimulatedCluster, ref: ObjectRef) -> str:
+    return f"{ref.name}-{next(cluster.uids)}"  # unique, and the same every run
+
+
+def _unnamed(manifest: Mapping[str, Any]) -> str | None:
+    """kube-apiserver's refusal of an object without a name."""
+    if (manifest.get("metadata") or {}).get("name"):
+        return None
+    return (f'{manifest.get("kind")} "" is invalid: metadata.name: '
+            "Required value: name or generateName is required")  # fmt: skip
 
 
 @runtime_checkable

@@ -185,6 +185,7 @@ class MemberKube:
         key = (str(manifest["kind"]), str(meta.get("namespace") or "default"), str(meta["name"]))
         current = self.workloads.get(key)
         if current is not None and current.manifest.get("spec") == manifest.get("spec"):
+            current.manifest = manifest  # its metadata written: no new generation, no rollout
             return key
         generation = current.generation + 1 if current else 1
         workload = Workload(manifest, shape(manifest), generation,

@@ -66,6 +66,22 @@ class StoredObjects:
     def get(self, key: ObjectKey) -> dict[str, Any]:
         return self.objects[key]
 
+    def update_status(self, key: ObjectKey, status: Mapping[str, Any] | None) -> None:
+        """Write the object's status (its status subresource): a new resourceVersion, the
+        same generation; a write that changes nothing is none."""
+        current = self.objects[key]
+        if current.get("status") == status:
+            return
+        updated = {
+            **current,
+            "metadata": {**current["metadata"], "resourceVersion": str(next(self._versions))},
+        }
+        if status is None:
+            updated.pop("status", None)
+        else:
+            updated["status"] = dict(status)
+        self.objects[key] = updated
+
     def remove(self, key: ObjectKey) -> None:
         self.objects.pop(key, None)
 
