@@ -1,8 +1,8 @@
 """OCM's work agent on a simulated member with nodes: a ManifestWork's manifests go where a
 Karmada Work's go (members/inside/): its workloads run as pods on the member's nodes, its
-other objects are kept by the member's API server, and the AppliedManifestWork is one of
-the member's objects; the work's update strategy, delete option, feedback and conditions
-stay OCM's."""
+other objects are kept by the member's API server, and the AppliedManifestWork that owns
+them is one of the member's objects; the work's update strategy, delete option, feedback
+and conditions stay OCM's."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ from fleetwarden.api.ocm.cluster import (
 )
 from fleetwarden.api.ocm.work import ManifestWork
 from fleetwarden.api.registry import REGISTRY, guess_plural
-from fleetwarden.members.inside.api_store import MemberApiStore
+from fleetwarden.members.inside.api_store import MEMBER_REGISTRY, MemberApiStore
 from fleetwarden.members.inside.cluster import MemberKube, WorkloadKey, replica_needs
 from fleetwarden.members.inside.nodes import KUBERNETES_VERSION, NodeSpec
 from fleetwarden.members.inside.objects import ObjectKey, object_key
@@ -457,7 +457,7 @@ class KubeSpoke:
     """A simulated member with nodes as OCM's work agent reaches it: the member's own
     objects (MemberKube), where a Karmada Work's manifests go too. Workloads run as pods on
     its nodes, with the status their controllers write from them; other objects, the
-    AppliedManifestWorks among them, are kept as its API server keeps them."""
+    agent's AppliedManifestWorks among them, are kept as its API server keeps them."""
 
     cluster: SimulatedCluster
     kube: MemberKube
@@ -502,10 +502,11 @@ class KubeSpoke:
             self.kube.stored.remove((ref.group, kind, ref.namespace, ref.name))
 
     def _kind(self, ref: ObjectRef) -> str | None:
-        """The kind of the resource; for one the hub does not serve (a custom resource, an
-        AppliedManifestWork), the kind of the object there whose plural, guessed as the
-        work agent guessed it, is the resource."""
-        info = REGISTRY.by_plural(ref.group, ref.version, ref.resource)
+        """The kind of the resource: the member's, else the hub's; for a custom resource
+        neither serves, the kind of the object there whose plural, guessed as the work
+        agent guessed it, is the resource."""
+        resource = (ref.group, ref.version, ref.resource)
+        info = MEMBER_REGISTRY.by_plural(*resource) or REGISTRY.by_plural(*resource)
         if info is not None:
             return info.kind
         return next(

@@ -70,7 +70,7 @@ STATUS_SYNC_INTERVAL = timedelta(seconds=10)
 # How soon a deleted work whose objects are still being deleted (their finalizers hold
 # them) looks again; upstream backs off from 50 ms to a minute.
 PENDING_DELETION_RECHECK = timedelta(seconds=1)
-APPLIED_MANIFEST_WORK = "AppliedManifestWork"
+APPLIED_MANIFEST_WORK = workv1.APPLIED_MANIFEST_WORK_KIND.kind
 
 # resourceApplyOrder: kinds applied first (lower rank); others after them, in spec order.
 _APPLY_ORDER = {
@@ -152,7 +152,8 @@ def hub_hash(hub_url: str) -> str:
 
 
 def applied_ref(hub: str, work_name: str) -> ObjectRef:
-    return ObjectRef(workv1.GROUP, workv1.VERSION, "appliedmanifestworks", "", f"{hub}-{work_name}")
+    resource = workv1.APPLIED_MANIFEST_WORK_KIND.plural
+    return ObjectRef(workv1.GROUP, workv1.VERSION, resource, "", f"{hub}-{work_name}")
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from fleetwarden.api.registry import REGISTRY
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
 from fleetwarden.hub import bootstrap_policy, hub_controllers
+from fleetwarden.members.inside.api_store import MEMBER_REGISTRY
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
@@ -288,6 +289,12 @@ def _get(store: MemoryStore, info: KindInfo, doc: Mapping[str, Any]) -> dict[str
         return None
 
 
+def _member_kind(api_version: str, kind: str) -> KindInfo:
+    """A kind as a member serves it (an AppliedManifestWork there), else as the hub does
+    (a custom resource a Work brought)."""
+    return MEMBER_REGISTRY.get(api_version, kind) or REGISTRY.info(api_version, kind)
+
+
 class _Reader:
     """What expectations read: the store, at the instant they are checked; or, for a
     `member`, what runs inside that member (its objects loaded into a store of their own,
@@ -301,7 +308,7 @@ class _Reader:
         if member is None:
             return self.store
         if member not in self._members:
-            store = self._members[member] = MemoryStore(now=lambda: self.now)
+            store = self._members[member] = MemoryStore(now=lambda: self.now, kinds=_member_kind)
             objects = self.fleet.objects(member, self.now)
             # What the member's API server stores keeps the identity it gave (uid,
             # resourceVersion, generation); what its controllers run is written afresh.
@@ -317,7 +324,7 @@ class _Reader:
     def get(
         self, api_version: str, kind: str, name: str, namespace: str, member: str | None = None
     ) -> dict[str, Any] | None:
-        info = REGISTRY.info(api_version, kind)
+        info = (_member_kind if member else REGISTRY.info)(api_version, kind)
         namespace = namespace or ("default" if info.namespaced else "")
         try:
             return served(info, self._store(member).get(info, name, namespace))
@@ -333,7 +340,7 @@ class _Reader:
         field_selector: str | None,
         member: str | None = None,
     ) -> list[dict[str, Any]]:
-        info = REGISTRY.info(api_version, kind)
+        info = (_member_kind if member else REGISTRY.info)(api_version, kind)
         listed = self._store(member).list(
             info, namespace, label_selector=label_selector, field_selector=field_selector
         )

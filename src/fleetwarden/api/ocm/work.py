@@ -324,3 +324,7 @@ KINDS: list[KindInfo] = [
         ("mwrs",),
     ),
 ]
+# Served by a managed cluster (the klusterlet's CRD), not by the hub.
+APPLIED_MANIFEST_WORK_KIND = KindInfo(
+    GROUP, VERSION, "AppliedManifestWork", "appliedmanifestworks", False, AppliedManifestWork
+)

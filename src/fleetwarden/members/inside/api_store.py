@@ -32,6 +32,7 @@ from fleetwarden.api import authentication, authorization
 from fleetwarden.api.core import Taint
 from fleetwarden.api.errors import AlreadyExists, Conflict, NotFound
 from fleetwarden.api.kinds import KindInfo
+from fleetwarden.api.ocm.work import APPLIED_MANIFEST_WORK_KIND
 from fleetwarden.api.registry import BUILTIN_TEMPLATE_KINDS, CORE_KINDS, Registry
 from fleetwarden.members.inside.cluster import MemberKube
 from fleetwarden.members.inside.nodes import HOSTNAME_LABEL, NodeSpec
@@ -47,10 +48,12 @@ from fleetwarden.semantics.pod_scheduling import (
 from fleetwarden.store import MemoryStore
 from fleetwarden.store.interface import EventType, Obj, WatchEvent
 
-# The kinds a member's API serves: Kubernetes' own (access reviews too), none of the hub's.
+# The kinds a member's API serves: Kubernetes' own (access reviews too), none of the hub's,
+# and the AppliedManifestWorks of OCM's work agent.
 MEMBER_REGISTRY = Registry(
-    [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *authentication.KINDS, *authorization.KINDS]
-)
+    [*CORE_KINDS, *BUILTIN_TEMPLATE_KINDS, *authentication.KINDS, *authorization.KINDS,
+     APPLIED_MANIFEST_WORK_KIND]
+)  # fmt: skip
 NODE = MEMBER_REGISTRY.info("v1", "Node")
 POD = MEMBER_REGISTRY.info("v1", "Pod")
 NAMESPACE = MEMBER_REGISTRY.info("v1", "Namespace")
