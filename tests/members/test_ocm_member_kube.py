@@ -10,6 +10,8 @@ from dataclasses import replace
 from datetime import timedelta
 
 from fleetwarden.api.core import Taint
+from fleetwarden.api.ocm.work import APPLIED_MANIFEST_WORK_KIND
+from fleetwarden.members.inside.api_store import MEMBER_REGISTRY, MemberApiStore
 from fleetwarden.members.inside.nodes import NodeSpec
 
 from .test_ocm_work_agent import (
@@ -30,6 +32,7 @@ from .test_ocm_work_agent import (
 NODES = (NodeSpec("a"), NodeSpec("b"))
 FEEDBACK = [config(DEPLOYMENT, feedbackRules=[{"type": "WellKnownStatus"}])]
 ORPHAN = {"propagationPolicy": "Orphan"}
+CONFIG_MAP_KIND = MEMBER_REGISTRY.info("v1", "ConfigMap")
 
 
 def inside(fleet: Fleet, kind: str) -> dict[str, Obj]:
@@ -165,3 +168,17 @@ def test_server_side_apply_keeps_what_someone_set_on_the_member() -> None:
     edit_on_member(fleet, CONFIG_MAP, {"data": {"mode": "b", "extra": "x"}})
     fleet.apply(config_map(mode="c"), manifestConfigs=ssa)
     assert inside(fleet, "ConfigMap")["settings"]["data"] == {"mode": "c", "extra": "x"}
+
+
+def test_the_members_api_serves_the_applied_manifest_work_and_what_it_owns() -> None:
+    fleet = Fleet(nodes=NODES)
+    fleet.apply(deployment(), config_map())
+    api = MemberApiStore()
+    assert fleet.member.kube is not None
+    api.publish(fleet.member.kube.objects(fleet.clock.now()))
+    applied = api.store.list(APPLIED_MANIFEST_WORK_KIND, None).items
+    assert [(a["metadata"].get("namespace"), a["spec"]["manifestWorkName"]) for a in applied] == [
+        (None, "work1"),
+    ]
+    settings = api.store.get(CONFIG_MAP_KIND, "settings", "default")
+    assert [o["kind"] for o in settings["metadata"]["ownerReferences"]] == ["AppliedManifestWork"]

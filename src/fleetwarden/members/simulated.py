@@ -24,7 +24,9 @@ status controller), and runs the agent side of each dialect on the same clock as
   manifest applied and healthy when the member first sees it (what-if's copy of a hub's
   Work) runs on as reported, healthy at once;
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
-  accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke);
+  accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke); with
+  nodes, inside the member where a Work's manifests go, its AppliedManifestWorks kept there
+  too (KubeSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
   controllers/karmada/execution.py, run by the agent for its own cluster (the hub's
   execution controller leaves Pull clusters alone): the workload deleted from the member
