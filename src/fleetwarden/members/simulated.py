@@ -26,7 +26,7 @@ status controller), and runs the agent side of each dialect on the same clock as
 - OCM's work agent (members/work_agent.py) for the ManifestWorks in the namespace of an
   accepted ManagedCluster, applying them to the member's objects (SimulatedSpoke); with
   nodes, inside the member where a Work's manifests go, its AppliedManifestWorks kept there
-  too (KubeSpoke);
+  too (MemberKubeSpoke);
 - for a deleted Work of a Pull cluster, karmada-agent's execution controller: the rule of
   controllers/karmada/execution.py, run by the agent for its own cluster (the hub's
   execution controller leaves Pull clusters alone): the workload deleted from the member
@@ -246,7 +246,9 @@ class SimulatedCluster:
     def spoke(self, now: datetime) -> Spoke:
         """The member's API server as its work agent reaches it at `now`: with nodes, the
         member's own (where a Work's manifests go too)."""
-        return SimulatedSpoke(self, now) if self.kube is None else KubeSpoke(self, self.kube, now)
+        if self.kube is None:
+            return SimulatedSpoke(self, now)
+        return MemberKubeSpoke(self, self.kube, now)
 
     @property
     def reaches_hub(self) -> bool:
@@ -455,7 +457,7 @@ def _spoke_key(ref: ObjectRef) -> tuple[str, str, str, str]:
 
 
 @dataclass
-class KubeSpoke:
+class MemberKubeSpoke:
     """A simulated member with nodes as OCM's work agent reaches it: the member's own
     objects (MemberKube), where a Karmada Work's manifests go too. Workloads run as pods on
     its nodes, with the status their controllers write from them; other objects, the
