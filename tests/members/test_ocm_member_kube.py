@@ -56,7 +56,9 @@ def test_a_manifest_works_deployment_runs_as_pods_and_its_feedback_follows_them(
     manifest = fleet.manifests()[0]
     assert values(manifest) == {"ReadyReplicas": 0, "Replicas": 2, "AvailableReplicas": 0}
     assert conditions(manifest)["Available"] == ("True", "ResourceAvailable")
-    fleet.at(30)  # ready at 25s, read at the poll of 30s
+    fleet.at(29)  # ready at 25s, but the agent reads status at its own pace
+    assert values(fleet.manifests()[0])["ReadyReplicas"] == 0
+    fleet.at(30)  # its poll
     assert values(fleet.manifests()[0]) == {
         "ReadyReplicas": 2,
         "Replicas": 2,

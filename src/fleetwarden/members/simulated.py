@@ -563,6 +563,8 @@ class _Agent:
     reported: dict[str, tuple[str | None, Hashable]] = field(default_factory=dict)
     # What the Work loop last read, and when it asked to look again (see _work_agent).
     works_read: tuple[object, tuple[datetime, ...]] | None = None
+    # The same of OCM's work agent on a member with nodes (RunningMembers._work_agent).
+    manifest_works_read: tuple[tuple[int, bool], tuple[datetime, ...]] | None = None
 
 
 Registration = Callable[[str], dict[str, Any]]
@@ -710,6 +712,26 @@ class RunningMembers(MemberAgents):
         if changes is None or result.requeue_after is None:
             return result
         return requeue_after(min(result.requeue_after, changes - now))
+
+    def _work_agent(
+        self, member: MemberCluster, cluster: ManagedCluster, ctx: Context, now: datetime
+    ) -> list[datetime]:
+        """A member with nodes wakes its agents whenever its pods change; OCM's work agent
+        still runs at its own pace, as upstream's: when a ManifestWork of its cluster
+        changes, and when it asked to (its status poll, every STATUS_SYNC_INTERVAL)."""
+        simulated = self.members.get(cluster.name)
+        if simulated is None or simulated.kube is None:
+            return super()._work_agent(member, cluster, ctx, now)
+        agent = self._agents[cluster.name]
+        # Accepted or not: the agent has the hub's credentials only once it is.
+        read = (ctx.cache.informer(MANIFEST_WORK).changes(cluster.name), _hub_accepted(cluster))
+        if agent.manifest_works_read is not None:
+            last, asked = agent.manifest_works_read
+            if last == read and all(at > now for at in asked):
+                return list(asked)
+        wakeups = super()._work_agent(member, cluster, ctx, now)
+        agent.manifest_works_read = (read, tuple(wakeups))
+        return wakeups
 
 
 class SimulatedFleet(RunningMembers):
