@@ -184,3 +184,23 @@ def test_the_members_api_serves_the_applied_manifest_work_and_what_it_owns() -> 
     ]
     settings = api.store.get(CONFIG_MAP_KIND, "settings", "default")
     assert [o["kind"] for o in settings["metadata"]["ownerReferences"]] == ["AppliedManifestWork"]
+
+
+def test_a_manifest_without_a_name_is_refused_by_the_member() -> None:
+    fleet = Fleet(nodes=NODES)
+    nameless = config_map()
+    del nameless["metadata"]["name"]
+    # Written past the hub's webhook, which refuses it there.
+    fleet.store.create({"apiVersion": MANIFEST_WORK.api_version, "kind": "ManifestWork",
+                        "metadata": {"name": "work1", "namespace": "cluster1"},
+                        "spec": {"workload": {"manifests": [nameless]}}})  # fmt: skip
+    fleet.driver.settle()
+    work = fleet.store.get(MANIFEST_WORK, "work1", "cluster1")
+    manifest = work["status"]["resourceStatus"]["manifests"][0]
+    applied = next(c for c in manifest["conditions"] if c["type"] == "Applied")
+    assert (applied["status"], applied["message"]) == (
+        "False",
+        'Failed to apply manifest: ConfigMap "" is invalid: metadata.name: Required value: '
+        "name or generateName is required",
+    )
+    assert inside(fleet, "ConfigMap") == {}
