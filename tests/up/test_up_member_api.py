@@ -31,15 +31,22 @@ DEPLOYMENT = {
         },
     },
 }
-POLICY = {
-    "apiVersion": "policy.karmada.io/v1alpha1",
-    "kind": "PropagationPolicy",
-    "metadata": {"name": "web", "namespace": "default"},
-    "spec": {
-        "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
-        "placement": {"clusterAffinity": {"clusterNames": ["member1"]}},
-    },
-}
+
+
+def to_member1(api_version: str, kind: str, name: str) -> dict[str, Any]:
+    """A PropagationPolicy that places the default namespace's object on member1."""
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": api_version, "kind": kind, "name": name}],
+            "placement": {"clusterAffinity": {"clusterNames": ["member1"]}},
+        },
+    }
+
+
+POLICY = to_member1("apps/v1", "Deployment", "web")
 
 
 CONFIG_MAP = {
@@ -48,15 +55,7 @@ CONFIG_MAP = {
     "metadata": {"name": "web-config", "namespace": "default"},
     "data": {"mode": "fast"},
 }
-CONFIG_MAP_POLICY = {
-    "apiVersion": "policy.karmada.io/v1alpha1",
-    "kind": "PropagationPolicy",
-    "metadata": {"name": "web-config", "namespace": "default"},
-    "spec": {
-        "resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "web-config"}],
-        "placement": {"clusterAffinity": {"clusterNames": ["member1"]}},
-    },
-}
+CONFIG_MAP_POLICY = to_member1("v1", "ConfigMap", "web-config")
 
 
 def member1(kubectl: Kubectl, *args: str) -> str:
