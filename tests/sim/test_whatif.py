@@ -4,6 +4,7 @@ become steps, and the answer and the export say what the run saw."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.sim.runner import Report, Simulation
-from fleetwarden.sim.scenario import load, parse
+from fleetwarden.sim.scenario import ScenarioError, load, parse
 from fleetwarden.sim.whatif import (
     StoreSource,
     WhatIfError,
@@ -244,6 +245,28 @@ def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
     # Not applied again, so not 20s (workloadReadyAfter) unhealthy first.
     report = Simulation(parse(doc, "what-if"), restore=fleet.stored).run()
     assert (report.passed, report.failed) == (1, 0), report.outcomes
+
+
+def test_a_copied_object_its_kind_cannot_hold_is_refused_naming_it() -> None:
+    """What a hub answered is decoded as a scenario's objects are, before the run: a
+    binding whose clusters are not a list stops it with the binding's name, not a crash
+    of whichever controller reads it first."""
+    hub = live_hub([], "2m")
+    fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
+    doc = build_scenario(fleet, [make_fault("cordon", names=["member3"])], SETTINGS,
+                         hub.clock.now())  # fmt: skip
+    stored = [
+        {**o, "spec": {**o["spec"], "clusters": "member1"}}
+        if o["kind"] == "ResourceBinding" and o["metadata"]["name"] == "web-deployment"
+        else o
+        for o in fleet.stored
+    ]
+    simulation = Simulation(parse(doc, "what-if"), restore=stored)
+    with pytest.raises(
+        ScenarioError, match=re.escape('"web-deployment" is invalid: spec.clusters')
+    ):
+        simulation.run()
+    assert simulation.store.resource_version == 0  # nothing restored
 
 
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:

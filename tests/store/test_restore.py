@@ -4,6 +4,7 @@ resourceVersion order, and what follows is written after it."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -71,5 +72,22 @@ def test_an_object_there_already_or_an_older_version_is_refused() -> None:
     store.restore([web])
     older = {**namespace("late"), "metadata": {"name": "late", "resourceVersion": "2"}}
     rv = web["metadata"]["resourceVersion"]
-    with pytest.raises(ValueError, match=f"resourceVersion 2 is not newer than the store's {rv}"):
+    with pytest.raises(ValueError, match=f"resourceVersion 2 is not newer than {rv}"):
         store.restore([older])
+
+
+@pytest.mark.parametrize("version", ["abc", "-5", "²", "9" * 30, 7])
+def test_a_refusal_names_the_object_and_writes_nothing(version: Any) -> None:
+    lease_owned, ns, web = hub_objects()
+    bad = {**web, "metadata": {**web["metadata"], "resourceVersion": version}}
+    store = MemoryStore()
+    heard: list[WatchEvent] = []
+    store.subscribe(heard.append)
+    with pytest.raises(
+        ValueError, match=re.escape("Deployment 'team/web': metadata.resourceVersion")
+    ):
+        store.restore([ns, lease_owned, bad])
+    twice = [ns, {**ns, "metadata": {**ns["metadata"], "resourceVersion": "99"}}]
+    with pytest.raises(AlreadyExists, match='namespaces "team" already exists'):
+        store.restore(twice)
+    assert (heard, store.list(NAMESPACES).items, store.resource_version) == ([], [], 0)

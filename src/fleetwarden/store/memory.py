@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Unpack
 
 from fleetwarden.api.errors import AlreadyExists
+from fleetwarden.api.kinds import KindInfo
 from fleetwarden.store.core import (
     CoreStore,
+    Key,
     StoredEvent,
     StoreOptions,
     _metadata,
@@ -47,34 +50,76 @@ class MemoryStore(CoreStore):
         subscribers and watches as ADDED at its own resourceVersion, oldest first. Nothing
         is admitted: every object was when first written. One without a resourceVersion
         comes after the others, one without a uid or creationTimestamp gets its own.
-        Dependents whose owners did not come are collected, as after a crash."""
-        given = [dict(obj) for obj in objects]
-        given.sort(key=lambda obj: int(_metadata(obj).get("resourceVersion") or 0) or 1 << 62)
-        for obj in given:
-            self._restore(obj)
+        Every object is checked before any is written: a refusal (ValueError, or
+        AlreadyExists) leaves the store as it was. Dependents whose owners did not come
+        are collected, as after a crash."""
+        planned = sorted(map(self._planned, objects), key=lambda p: (not p.rv, p.rv))
+        taken: set[Key] = set()
+        newest = self._rv
+        for plan in planned:
+            if plan.key in taken or self._lookup(plan.key) is not None:
+                raise AlreadyExists(plan.info.plural, plan.info.group, plan.key[1])
+            taken.add(plan.key)
+            if plan.rv and plan.rv <= newest:
+                raise ValueError(
+                    f"restore: {plan.describe()}: resourceVersion {plan.rv} is not newer "
+                    f"than {newest}, the store's or another restored object's"
+                )
+            newest = plan.rv or newest
+        for plan in planned:
+            self._restore(plan)
         self._collect_dangling()
 
-    def _restore(self, obj: dict[str, Any]) -> None:
+    def _planned(self, obj: Mapping[str, Any]) -> _Restored:
+        """The object, where it goes and at which resourceVersion (0: after the others)."""
         info = self._info_of(obj)
-        meta = obj["metadata"] = dict(_metadata(obj))
-        if not meta.get("name"):
+        meta = dict(_metadata(obj))
+        name, given = meta.get("name"), meta.get("resourceVersion") or "0"
+        if not isinstance(name, str) or not name:
             raise ValueError(f"restore: a {info.kind} without a name")
-        rv = int(meta.get("resourceVersion") or 0) or self._rv + 1
-        if rv <= self._rv:
-            raise ValueError(
-                f"restore: {info.kind} {meta.get('name')!r}: resourceVersion {rv} is not "
-                f"newer than the store's {self._rv}"
-            )
         namespace = _ns(info, str(meta.get("namespace") or ""))
-        key = (collection_of(info), _path(namespace, str(meta.get("name") or "")))
+        key = (collection_of(info), _path(namespace, name))
+        if _revision(given):  # etcd's revisions are int64s: nothing else is one a store gave
+            return _Restored(info, key, int(given), {**obj, "metadata": meta})
+        raise ValueError(
+            f"restore: {_described(info, key)}: metadata.resourceVersion {repr(given)[:40]} is "
+            "not a resourceVersion (a revision of 63 bits at most)"
+        )
+
+    def _restore(self, plan: _Restored) -> None:
+        meta = plan.obj["metadata"]
 
         def restore(txn: _Txn) -> None:
-            if self._lookup(key) is not None:
-                raise AlreadyExists(info.plural, info.group, key[1])
             meta.setdefault("uid", self._new_uid())
             meta.setdefault("creationTimestamp", self._timestamp())
             meta.setdefault("generation", 1)
-            self._rv = rv - 1  # the write below takes the next resourceVersion: the object's
-            txn.put(key, obj, EventType.ADDED)
+            # The write below takes the next resourceVersion: the object's own.
+            self._rv = (plan.rv or self._rv + 1) - 1
+            txn.put(plan.key, plan.obj, EventType.ADDED)
 
         self._run(restore)
+
+
+@dataclass(frozen=True)
+class _Restored:
+    info: KindInfo
+    key: Key
+    rv: int
+    obj: dict[str, Any]
+
+    def describe(self) -> str:
+        return _described(self.info, self.key)
+
+
+def _described(info: KindInfo, key: Key) -> str:
+    return f"{info.kind} {key[1]!r}"
+
+
+def _revision(given: Any) -> bool:
+    return (
+        isinstance(given, str)
+        and given.isascii()
+        and given.isdigit()
+        and len(given) <= 19
+        and int(given) < 1 << 63
+    )
