@@ -269,6 +269,27 @@ def test_a_copied_object_its_kind_cannot_hold_is_refused_naming_it() -> None:
     assert simulation.store.resource_version == 0  # nothing restored
 
 
+class _Answering(StoreSource):
+    """A hub whose Work listing holds one more item, as given."""
+
+    def __init__(self, hub: Simulation, item: Any) -> None:
+        super().__init__(hub.store)
+        self.item = item
+
+    def list(self, info: Any, namespace: str | None = None, **options: Any) -> list[Any]:
+        listed: list[Any] = super().list(info, namespace, **options)
+        return [*listed, self.item] if info.kind == "Work" else listed
+
+
+@pytest.mark.parametrize("item", ["a string", {"kind": "Work"}, {"metadata": {"name": 7}}])
+def test_a_listed_item_that_is_no_named_object_is_refused(item: Any) -> None:
+    hub = live_hub([], "2m")
+    with pytest.raises(
+        WhatIfError, match=re.escape("the hub answered a Work without metadata.name")
+    ):
+        copy_fleet(_Answering(hub, item))
+
+
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:
     hub = live_hub([], "2m")
     doc, report = what_if(hub, make_fault("unreachable", selector="region=eu-west"))

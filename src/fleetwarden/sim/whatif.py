@@ -304,7 +304,7 @@ def _leases(source: Source, managed_clusters: Iterable[Obj]) -> list[Obj]:
         lease = source.get(lease_info, OCM_LEASE_NAME, cluster["metadata"]["name"])
         if lease is not None:
             leases.append(lease)
-    return leases
+    return _shaped(leases, "Lease")
 
 
 def _templates(source: Source, by_kind: Mapping[tuple[str, str], list[Obj]]) -> list[Obj]:
@@ -334,15 +334,27 @@ def _list(source: Source, api_version: str, kind: str) -> list[Obj]:
     """Every object of the kind, in every namespace; none when the hub does not serve it
     (one of an older version, say)."""
     try:
-        return source.list(REGISTRY.info(api_version, kind))
+        return _shaped(source.list(REGISTRY.info(api_version, kind)), kind)
     except NotFound:
         return []
+
+
+def _shaped(objects: list[Any], kind: str) -> list[Obj]:
+    """What the hub answered, checked to be objects with metadata naming them; the run
+    decodes each as its kind before it starts, and refuses the rest naming the object."""
+    for obj in objects:
+        meta = obj.get("metadata") if isinstance(obj, dict) else None
+        if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
+            raise WhatIfError(f"the hub answered a {kind} without metadata.name: {obj!r:.80}")
+    return objects
 
 
 def _namespace(source: Source, name: str) -> Obj:
     """The namespace as the hub has it; only its name when the hub does not let it be read."""
     found = source.get(REGISTRY.info("v1", "Namespace"), name)
-    return found or {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    if found is None:
+        return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+    return _shaped([found], "Namespace")[0]
 
 
 def _scenario_namespace(namespace: Obj) -> Obj:
@@ -359,20 +371,25 @@ def _name_templates_as_they_are(stored: list[Obj], templates: Iterable[Obj]) -> 
     hub going on, not starting over: its bindings are as that rebuild would leave them."""
     versions = {t["metadata"].get("uid"): t["metadata"].get("resourceVersion") for t in templates}
     for i, obj in enumerate(stored):
-        resource = (obj.get("spec") or {}).get("resource") or {}
-        version = versions.get(resource.get("uid"))
-        if (obj["apiVersion"], obj["kind"]) in BINDINGS and version:
-            spec = {**obj["spec"], "resource": {**resource, "resourceVersion": version}}
-            stored[i] = {**obj, "spec": spec}
+        spec = obj.get("spec")
+        if (obj.get("apiVersion"), obj.get("kind")) not in BINDINGS or not isinstance(spec, dict):
+            continue
+        resource = spec.get("resource")
+        # None for a template not copied, or a binding the run's decoding refuses.
+        if isinstance(resource, dict) and (version := versions.get(resource.get("uid"))):
+            resource = {**resource, "resourceVersion": version}
+            stored[i] = {**obj, "spec": {**spec, "resource": resource}}
 
 
 def _restorable(obj: Obj, copied: set[Any]) -> Obj:
     """The object as the hub stores it, for the run to restore: as if not being deleted, and
     owned only by what was copied (an owner left out would have it collected)."""
     meta = {k: v for k, v in obj["metadata"].items() if k not in NOT_RESTORED}
-    owners = [ref for ref in meta.pop("ownerReferences", None) or [] if ref.get("uid") in copied]
-    if owners:
-        meta["ownerReferences"] = owners
+    given = meta.pop("ownerReferences", None) or []
+    if isinstance(given, list):  # else the run's decoding refuses it
+        given = [ref for ref in given if isinstance(ref, dict) and ref.get("uid") in copied]
+    if given:
+        meta["ownerReferences"] = given
     return {**obj, "metadata": meta}
 
 
