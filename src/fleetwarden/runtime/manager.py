@@ -155,6 +155,10 @@ class Controller:
     indexers: Mapping[KindInfo, Mapping[str, IndexFunc]] = field(default_factory=dict)
     # Keys queued when a driver starts: objects a controller must create that no event names.
     start_keys: Sequence[str] = ()
+    # What the running controller knows of the objects a run resumes from (what-if's copy
+    # of a live hub), taken from the synced cache before anything is reconciled; None: no
+    # more than a controller started afresh, which reconciles each object again.
+    resume: Callable[[Cache], None] | None = None
 
 
 class ControllerManager:
@@ -326,9 +330,14 @@ class VirtualDriver(_Driver):
         self._runners = manager._runners(bucket_clock=None)
         self._unsubscribe: Callable[[], None] | None = None
 
-    def start(self) -> None:
-        """List every watched kind and follow the store's writes from then on."""
+    def start(self, *, resume: bool = False) -> None:
+        """List every watched kind and follow the store's writes from then on; `resume`:
+        the store holds a running hub's objects, which its controllers already know."""
         self.manager.cache.sync()
+        if resume:
+            for runner in self._runners:
+                if runner.controller.resume is not None:
+                    runner.controller.resume(self.manager.cache)
         tune_collector()
         self._unsubscribe = self.manager.store.subscribe(self.manager.cache.handle)
         self._queue_start_keys(self._runners)

@@ -94,7 +94,9 @@ class Simulation:
     scenario's objects (the same objects, as a scenario writes them, for an export): the run
     starts from the hub's steady state, with the uids, resourceVersions, generations, owners
     and status the controllers left, as a hub restored from its etcd would, rather than
-    admitting and rewriting all of it."""
+    admitting and rewriting all of it. The controllers resume what the running ones knew
+    of it (Controller.resume): what-if asks what the running hub would do, not a
+    restarted one."""
 
     def __init__(self, scenario: Scenario, *, restore: Sequence[dict[str, Any]] = ()) -> None:
         self.scenario, self.restore = scenario, restore
@@ -138,7 +140,7 @@ class Simulation:
         else:
             for where, doc in self.scenario.objects:
                 self._apply(where, doc)
-        self.driver.start()
+        self.driver.start(resume=bool(self.restore))
         try:
             for step in self.scenario.steps:
                 self.driver.run_until(self.scenario.start_time + step.at)

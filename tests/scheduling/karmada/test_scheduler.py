@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -391,3 +392,51 @@ def test_replicas_changed(
         )
         is changed
     )
+
+
+def _restarted(hub: Hub, *, resume: bool) -> VirtualDriver:
+    """Another scheduler over the same store, a minute on: started afresh, or resuming the
+    running one (what-if's restore)."""
+    hub.clock.advance(timedelta(minutes=1))
+    manager = ControllerManager(hub.store, hub.clock)
+    manager.add(scheduler_controller())
+    driver = VirtualDriver(manager)
+    driver.start(resume=resume)
+    return driver
+
+
+def _binding_events(hub: Hub) -> Counter[str]:
+    """How many times each reason was recorded on a ResourceBinding (Events and counts)."""
+    counts: Counter[str] = Counter()
+    for event in hub.store.list(EVENT).items:
+        if event["involvedObject"]["kind"] == "ResourceBinding":
+            counts[event["reason"]] += event.get("count", 1)
+    return counts
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["restarted", "resumed"])
+def test_a_resumed_scheduler_knows_what_it_scheduled(hub: Hub, resume: bool) -> None:
+    members(hub, 2)
+    hub.cluster("small", labels={"size": "small"}, pods=1)
+    hub.binding("nginx", SEED_DUPLICATED)
+    hub.binding("big", {"clusterAffinity": {"clusterNames": ["small"]},
+                        "replicaScheduling": DYNAMIC}, replicas=5)  # fmt: skip
+    hub.driver.settle()
+    hub.driver.stop()
+    scheduled = hub.get("nginx")["status"]["lastScheduledTime"]
+    assert hub.scheduled("big")["reason"] == "Unschedulable"
+    before = _binding_events(hub)
+    driver = _restarted(hub, resume=resume)
+    driver.settle()
+    # A restart schedules every Duplicated binding again (upstream's doScheduleBinding);
+    # the running scheduler has nothing to do for one scheduled at its generation.
+    moved = hub.get("nginx")["status"]["lastScheduledTime"] != scheduled
+    assert moved is not resume
+    after = _binding_events(hub)
+    assert after["ScheduleBindingSucceed"] - before["ScheduleBindingSucceed"] == (not resume)
+    # Either way the binding whose attempt failed is tried again at once.
+    assert after["ScheduleBindingFailed"] > before["ScheduleBindingFailed"]
+    hub.edit("nginx", replicas=3)  # a new generation is scheduled, resumed or not
+    driver.settle()
+    assert hub.targets("nginx") == {"member1": 3, "member2": 3}
+    driver.stop()

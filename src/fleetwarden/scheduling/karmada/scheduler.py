@@ -54,7 +54,7 @@ from fleetwarden.api.karmada.work import (
     ResourceBindingSpec,
     TargetCluster,
 )
-from fleetwarden.api.meta import Condition, Model, ObjectMeta
+from fleetwarden.api.meta import Condition, Model, ObjectMeta, find_condition
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.runtime.events import NORMAL, WARNING
 from fleetwarden.runtime.informer import Cache, split_key
@@ -155,6 +155,7 @@ class Scheduler:
                 Watches(CLUSTER, self._on_cluster),
             ],
             reconcile=self.reconcile,
+            resume=self.resume,
             indexers={
                 RESOURCE_BINDING: {self._index: self._affinity_index},
                 CLUSTER_RESOURCE_BINDING: {self._index: self._affinity_index},
@@ -162,6 +163,27 @@ class Scheduler:
         )
 
     # --- when ------------------------------------------------------------------------------------
+
+    def resume(self, cache: Cache) -> None:
+        """A running scheduler handled every binding its status says it scheduled at the
+        binding's generation: it schedules one again only when the binding's generation
+        moves or a cluster change concerns it (a restart schedules every binding it is
+        handed, Duplicated ones included). One whose last attempt failed waits for a
+        retry, as upstream's queue holds it, so it is scheduled at once."""
+        self._cache = cache
+        for info in (RESOURCE_BINDING, CLUSTER_RESOURCE_BINDING):
+            for binding in cache.informer(info).list():
+                if not isinstance(binding, ResourceBinding | ClusterResourceBinding):
+                    continue
+                meta, status = binding.metadata, binding.status
+                scheduled = find_condition(status.conditions, CONDITION_SCHEDULED)
+                if (
+                    self._responsible(binding)
+                    and status.scheduler_observed_generation == meta.generation
+                    and scheduled is not None
+                    and scheduled.status == "True"
+                ):
+                    self.handled(_key(binding), meta.uid, meta.generation)
 
     def reconcile(self, key: str, ctx: Context) -> Result:
         self._cache = ctx.cache
