@@ -290,6 +290,28 @@ def test_a_listed_item_that_is_no_named_object_is_refused(item: Any) -> None:
         copy_fleet(_Answering(hub, item))
 
 
+class _BadStatus(StoreSource):
+    """A hub whose Cluster member1 has a status that is no object."""
+
+    def list(self, info: Any, namespace: str | None = None, **options: Any) -> list[Any]:
+        listed: list[Any] = super().list(info, namespace, **options)
+        return [
+            {**obj, "status": "bad"} if obj["metadata"]["name"] == "member1" else obj
+            for obj in listed
+        ]
+
+
+def test_a_cluster_its_kind_cannot_hold_is_refused_naming_it() -> None:
+    """What-if reads each cluster's health to make its member: a status that is no object
+    stops the copy naming the cluster, not with an AttributeError."""
+    hub = live_hub([], "2m")
+    with pytest.raises(WhatIfError, match=re.escape(
+        'the hub answered a Cluster it cannot be: Cluster.cluster.karmada.io "member1" is '
+        'invalid: status: Invalid value: "bad": must be of type object'
+    )):  # fmt: skip
+        copy_fleet(_BadStatus(hub.store))
+
+
 def test_the_export_is_a_scenario_that_passes_with_what_it_observed() -> None:
     hub = live_hub([], "2m")
     doc, report = what_if(hub, make_fault("unreachable", selector="region=eu-west"))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from fleetwarden.api.errors import NotFound
+from fleetwarden.api.errors import NotFound, StatusError
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import format_time
 from fleetwarden.api.ocm.cluster import TAINT_EFFECTS as OCM_EFFECTS
@@ -257,6 +257,7 @@ def copy_fleet(source: Source, workload_ready_after: timedelta = timedelta(0)) -
     for cluster_kind in (CLUSTER, MANAGED_CLUSTER):
         for cluster in by_kind[cluster_kind]:
             name = cluster["metadata"]["name"]
+            _decodes(cluster)  # read here before the run decodes it
             fleet.clusters[name] = cluster
             fleet.members[name] = member_state(cluster)
             if workload_ready_after:
@@ -347,6 +348,15 @@ def _shaped(objects: list[Any], kind: str) -> list[Obj]:
         if not isinstance(meta, dict) or not isinstance(meta.get("name"), str):
             raise WhatIfError(f"the hub answered a {kind} without metadata.name: {obj!r:.80}")
     return objects
+
+
+def _decodes(obj: Obj) -> None:
+    """A WhatIfError naming the object unless it decodes as its kind."""
+    try:
+        REGISTRY.decode(obj)
+    except (StatusError, ValueError) as exc:
+        message = exc.message if isinstance(exc, StatusError) else str(exc)
+        raise WhatIfError(f"the hub answered a {obj.get('kind')} it cannot be: {message}") from None
 
 
 def _namespace(source: Source, name: str) -> Obj:
