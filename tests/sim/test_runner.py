@@ -422,3 +422,53 @@ def test_a_step_changing_a_node_the_member_lacks_makes_the_scenario_invalid(
     result = CliRunner().invoke(app, ["simulate", str(file)])
     assert result.exit_code == 2
     assert f"{file}: spec.steps[0].members.m1.nodes.n-7: not a node of this member" in result.stderr
+
+
+def _crd(kind: str, plural: str, scope: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.example.io"},
+        "spec": {"group": "example.io", "scope": scope,
+                 "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+                 "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                     "openAPIV3Schema": {"type": "object",
+                                         "x-kubernetes-preserve-unknown-fields": True}}}]},
+    }  # fmt: skip
+
+
+def test_a_scenarios_crds_give_their_kinds_scope_and_plural() -> None:
+    """A cluster-scoped custom resource is bound by a ClusterResourceBinding, as Karmada
+    binds it, and reaches the member cluster-scoped; the members report the plural the
+    CRD names (no guess), so the scheduler's APIEnablement filter lets it through."""
+    widgets = {"apiVersion": "example.io/v1", "kind": "Widget"}
+    geese = {"apiVersion": "example.io/v1", "kind": "Goose"}
+    crb = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ClusterResourceBinding"}
+    rb = {"apiVersion": "work.karmada.io/v1alpha2", "kind": "ResourceBinding"}
+    report = run(scenario(
+        members={"member1": {"nodes": [{"name": "node", "count": 1}]}},
+        objects=[
+            _crd("Widget", "widgets", "Cluster"), _crd("Goose", "geese", "Namespaced"),
+            {**widgets, "metadata": {"name": "w1"}, "spec": {"size": 3}},
+            {**geese, "metadata": {"name": "g1"}, "spec": {"honk": True}},
+            {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterPropagationPolicy",
+             "metadata": {"name": "custom"},
+             "spec": {"resourceSelectors": [widgets, geese],
+                      "placement": {"clusterAffinity": {"clusterNames": ["member1"]}}}},
+        ],
+        steps=[{"at": "1m", "expect": [
+            {"object": {**crb, "name": "w1-widget"}, "query": "spec.clusters[].name",
+             "equals": ["member1"]},
+            {"list": {**rb, "namespace": "default"}, "query": "[].metadata.name",
+             "equals": ["g1-goose"]},
+            {"object": {**widgets, "name": "w1", "member": "member1"},
+             "query": "[metadata.namespace, spec.size]", "equals": [None, 3]},
+            {"object": {**CLUSTER, "name": "member1"},
+             "query": "status.apiEnablements[?groupVersion=='example.io/v1'] | [0].resources[].name",
+             "equals": ["geese", "widgets"]},
+        ]}],
+        until="2m",
+    ))  # fmt: skip
+    assert [(o.passed, o.actual) for o in report.outcomes] == [
+        (True, ["member1"]), (True, ["g1-goose"]), (True, [None, 3]),
+        (True, ["geese", "widgets"]),
+    ]  # fmt: skip

@@ -121,6 +121,16 @@ def served_kinds(crd: CustomResourceDefinition) -> list[KindInfo]:
         condition_true(crd, NAMES_ACCEPTED) or condition_true(crd, ESTABLISHED)
     ):
         return []
+    return _kinds(crd, names)
+
+
+def defined_kinds(crd: CustomResourceDefinition) -> list[KindInfo]:
+    """The kinds served_kinds gives once the CRD's names, as its spec has them, are
+    accepted."""
+    return _kinds(crd, crd.spec.names)
+
+
+def _kinds(crd: CustomResourceDefinition, names: CustomResourceDefinitionNames) -> list[KindInfo]:
     versions = sorted(
         (v for v in crd.spec.versions if v.served), key=lambda v: version_priority(v.name)
     )

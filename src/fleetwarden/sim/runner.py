@@ -7,6 +7,7 @@ its expectations are checked; timers fire at their exact virtual instants in bet
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import random
@@ -19,6 +20,8 @@ from typing import Any
 
 from fleetwarden.admission import default_chain
 from fleetwarden.admission.chain import lookup_in
+from fleetwarden.api import apiextensions
+from fleetwarden.api.apiextensions import CustomResourceDefinition, defined_kinds
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import (
@@ -30,7 +33,7 @@ from fleetwarden.api.errors import (
     WebhookDenied,
 )
 from fleetwarden.api.kinds import KindInfo, served
-from fleetwarden.api.registry import REGISTRY
+from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
 from fleetwarden.hub import bootstrap_policy, hub_controllers
@@ -54,6 +57,7 @@ from fleetwarden.sim.timeline import Timeline, offset
 from fleetwarden.store import MemoryStore
 
 EVENT = REGISTRY.info("v1", "Event")
+CRD_KIND = (apiextensions.KIND.api_version, apiextensions.KIND.kind)
 # OCM's hub runs in a scenario that mentions any of its kinds, so Karmada scenarios do not
 # grow its default and global ManagedClusterSets.
 OCM_GROUP_SUFFIX = "open-cluster-management.io"
@@ -101,14 +105,18 @@ class Simulation:
     def __init__(self, scenario: Scenario, *, restore: Sequence[dict[str, Any]] = ()) -> None:
         self.scenario, self.restore = scenario, restore
         self.clock = VirtualClock(scenario.start_time)
+        self.registry = scenario_registry(scenario)
         self.store = MemoryStore(
-            now=self.clock.now, new_uid=_uids(scenario.name), rng=random.Random(scenario.name)
-        )
-        self.chain = default_chain()
+            now=self.clock.now, new_uid=_uids(scenario.name), rng=random.Random(scenario.name),
+            kinds=self.registry.info,
+        )  # fmt: skip
+        self.chain = default_chain(self.registry)
         self.admission = scenario.settings.admission_config()
-        enabled = _enabled_kinds(scenario)
+        enabled = _enabled_kinds(scenario, self.registry)
         self.fleet = SimulatedFleet(scenario.members, enabled)
-        manager = ControllerManager(self.store, self.clock, scenario.settings)
+        manager = ControllerManager(
+            self.store, self.clock, scenario.settings, registry=self.registry
+        )
         # Members first: at t=0 the fleet registers before the hub acts on the objects.
         manager.add(self.fleet.controller())
         ocm = any(info.group.endswith(OCM_GROUP_SUFFIX) for info in enabled)
@@ -188,7 +196,7 @@ class Simulation:
 
     def _check(self, expectations: Iterable[Expectation]) -> None:
         at = offset(self.scenario.start_time, self.clock.now())
-        reader = _Reader(self.store, self.fleet, self.clock.now())
+        reader = _Reader(self.store, self.fleet, self.clock.now(), self.registry)
         self.outcomes.extend(check(e, reader, at) for e in expectations)
 
     # writes ------------------------------------------------------------------------------
@@ -198,14 +206,14 @@ class Simulation:
     ) -> tuple[KindInfo, Any, dict[str, Any] | None]:
         """The admitted object, and the stored one it updates (None for a create), once the
         sender may create or update it (RBAC, as the API server asks before admission)."""
-        info = REGISTRY.info(str(doc["apiVersion"]), str(doc["kind"]))
+        info = self.registry.info(str(doc["apiVersion"]), str(doc["kind"]))
         if info.conversion is not None:  # stored in another version, as the API server does
-            doc = info.conversion.to_storage(REGISTRY.decode(doc).to_dict())
+            doc = info.conversion.to_storage(self.registry.decode(doc).to_dict())
             info = info.conversion.storage
         current = _get(self.store, info, doc)
         meta = doc.get("metadata") or {}
         self._authorize(sender, "update" if current else "create", info, meta)
-        old = REGISTRY.decode(current) if current else None
+        old = self.registry.decode(current) if current else None
         merged = merge_apply(current, doc) if current else dict(doc)
         admitted = self.chain.admit(
             merged, old, now=self.clock.now(), config=self.admission, user=sender,
@@ -239,7 +247,7 @@ class Simulation:
             raise ScenarioError(self.scenario.file, where, exc.message) from None
 
     def _delete(self, where: str, ref: ObjectRef, sender: UserInfo) -> None:
-        info = REGISTRY.info(ref.api_version, ref.kind)
+        info = self.registry.info(ref.api_version, ref.kind)
         namespace = ref.namespace or ("default" if info.namespaced else "")
         try:
             self._authorize(sender, "delete", info, {"name": ref.name, "namespace": namespace})
@@ -260,7 +268,8 @@ class Simulation:
     def _dump(self) -> list[dict[str, Any]]:
         objects: list[dict[str, Any]] = []
         kinds = {
-            (i.group, i.plural): i for i in [*REGISTRY.kinds(), *_enabled_kinds(self.scenario)]
+            (i.group, i.plural): i
+            for i in [*self.registry.kinds(), *_enabled_kinds(self.scenario, self.registry)]
         }
         for _, info in sorted(kinds.items()):
             if info.stored:
@@ -299,26 +308,31 @@ def _get(store: MemoryStore, info: KindInfo, doc: Mapping[str, Any]) -> dict[str
         return None
 
 
-def _member_kind(api_version: str, kind: str) -> KindInfo:
-    """A kind as a member serves it (an AppliedManifestWork there), else as the hub does
-    (a custom resource a Work brought)."""
-    return MEMBER_REGISTRY.get(api_version, kind) or REGISTRY.info(api_version, kind)
-
-
 class _Reader:
     """What expectations read: the store, at the instant they are checked; or, for a
     `member`, what runs inside that member (its objects loaded into a store of their own,
-    so selectors read them as the hub's)."""
+    so selectors read them as the hub's). `registry`: the kinds the hub serves."""
 
-    def __init__(self, store: MemoryStore, fleet: SimulatedFleet, now: datetime) -> None:
-        self.store, self.fleet, self.now = store, fleet, now
+    def __init__(
+        self, store: MemoryStore, fleet: SimulatedFleet, now: datetime, registry: Registry
+    ) -> None:
+        self.store, self.fleet, self.now, self.registry = store, fleet, now, registry
         self._members: dict[str, MemoryStore] = {}
+
+    def _member_kind(self, api_version: str, kind: str) -> KindInfo:
+        """A kind as a member serves it (an AppliedManifestWork there), else as the hub
+        does (a custom resource a Work brought)."""
+        return MEMBER_REGISTRY.get(api_version, kind) or self.registry.info(api_version, kind)
+
+    def _info(self, api_version: str, kind: str, member: str | None) -> KindInfo:
+        return (self._member_kind if member else self.registry.info)(api_version, kind)
 
     def _store(self, member: str | None) -> MemoryStore:
         if member is None:
             return self.store
         if member not in self._members:
-            store = self._members[member] = MemoryStore(now=lambda: self.now, kinds=_member_kind)
+            store = MemoryStore(now=lambda: self.now, kinds=self._member_kind)
+            self._members[member] = store
             objects = self.fleet.objects(member, self.now)
             # What the member's API server stores keeps the identity it gave (uid,
             # resourceVersion, generation); what its controllers run is written afresh.
@@ -334,7 +348,7 @@ class _Reader:
     def get(
         self, api_version: str, kind: str, name: str, namespace: str, member: str | None = None
     ) -> dict[str, Any] | None:
-        info = (_member_kind if member else REGISTRY.info)(api_version, kind)
+        info = self._info(api_version, kind, member)
         namespace = namespace or ("default" if info.namespaced else "")
         try:
             return served(info, self._store(member).get(info, name, namespace))
@@ -350,7 +364,7 @@ class _Reader:
         field_selector: str | None,
         member: str | None = None,
     ) -> list[dict[str, Any]]:
-        info = (_member_kind if member else REGISTRY.info)(api_version, kind)
+        info = self._info(api_version, kind, member)
         listed = self._store(member).list(
             info, namespace, label_selector=label_selector, field_selector=field_selector
         )
@@ -360,9 +374,28 @@ class _Reader:
         return self.store.list(EVENT).items
 
 
-def _enabled_kinds(scenario: Scenario) -> list[KindInfo]:
-    """Every apiVersion/kind the scenario mentions: the APIs its members report enabled."""
+def _documents(scenario: Scenario) -> list[Mapping[str, Any]]:
+    """Every object the scenario applies, at t=0 or in a step."""
     docs = [doc for _, doc in scenario.objects]
-    docs += [doc for step in scenario.steps for _, doc in step.apply]
-    unique = {(str(d["apiVersion"]), str(d["kind"])) for d in docs}
-    return [REGISTRY.info(api_version, kind) for api_version, kind in sorted(unique)]
+    return docs + [doc for step in scenario.steps for _, doc in step.apply]
+
+
+def _enabled_kinds(scenario: Scenario, registry: Registry) -> list[KindInfo]:
+    """Every apiVersion/kind the scenario mentions: the APIs its members report enabled."""
+    unique = {(str(d["apiVersion"]), str(d["kind"])) for d in _documents(scenario)}
+    return [registry.info(api_version, kind) for api_version, kind in sorted(unique)]
+
+
+def scenario_registry(scenario: Scenario) -> Registry:
+    """The kinds a simulated hub serves: the registered ones, and those the scenario's
+    CustomResourceDefinitions define (their scope, plural and schema), from t=0, as if
+    each were established before anything is applied. A CRD its kind cannot hold
+    defines nothing here; admission refuses it, naming it, when it is applied."""
+    registry = REGISTRY.overlay()
+    crds = [d for d in _documents(scenario) if (d["apiVersion"], d["kind"]) == CRD_KIND]
+    kinds: list[KindInfo] = []
+    for doc in crds:
+        with contextlib.suppress(ValueError):
+            kinds += defined_kinds(CustomResourceDefinition.model_validate(doc))
+    registry.serve(kinds)
+    return registry
