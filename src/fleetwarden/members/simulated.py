@@ -46,6 +46,7 @@ runs the very same agents for either.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import itertools
@@ -55,7 +56,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeGuard, runtime_checkable
 
-from fleetwarden.api.errors import NotFound
+from fleetwarden.api.errors import NotFound, StatusError
 from fleetwarden.api.karmada.cluster import SYNC_MODE_PULL, APIEnablement, Cluster
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
 from fleetwarden.api.karmada.work import (
@@ -555,6 +556,8 @@ class _Agent:
 
     threshold: ThresholdState | None = None
     next_lease: datetime | None = None
+    # The Lease as the lease controller last wrote it (karmada-agent's latestLease).
+    lease: dict[str, Any] | None = None
     next_status: datetime | None = None
     ocm_first_failure: datetime | None = None
     # What the last status loop read, when it found nothing to report (see below).
@@ -773,7 +776,7 @@ def _karmada_agent(
     s = ctx.settings
     if agent.next_lease is None or now >= agent.next_lease:
         seconds = int(s.cluster_lease_duration.total_seconds())
-        _renew_lease(ctx, KARMADA_LEASE_NAMESPACE, cluster.name, cluster, seconds, now)
+        agent.lease = _renew_lease(ctx, KARMADA_LEASE_NAMESPACE, cluster, seconds, now, agent.lease)
         agent.next_lease = now + s.cluster_lease_duration * s.cluster_lease_renew_interval_fraction
     if agent.next_status is None or now >= agent.next_status:
         _report_cluster_status(member, agent, cluster, ctx, now)
@@ -972,31 +975,42 @@ def pull_cluster(name: str) -> dict[str, Any]:
 
 
 def _renew_lease(
-    ctx: Context, namespace: str, name: str, owner: Resource, seconds: int, now: datetime
-) -> None:
+    ctx: Context,
+    namespace: str,
+    owner: Resource,
+    seconds: int,
+    now: datetime,
+    latest: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The lease controller's sync (component-helpers' lease controller, which
+    karmada-agent runs): the Lease named after its cluster renewed, and returned as written.
+    The latest one it wrote is updated without reading it first, as long as no one else
+    writes it; else (a conflict, or it is gone) it is read, or created, again."""
     spec = {
         "holderIdentity": owner.name,
         "leaseDurationSeconds": seconds,
         "renewTime": format_micro_time(now),
     }
-    # Read, then update: what karmada-agent's role grants on leases (get, create, update).
+    if latest is not None:
+        with contextlib.suppress(StatusError):
+            return ctx.store.update({**latest, "spec": {**latest.get("spec", {}), **spec}})
+    # What karmada-agent's role grants on leases: get, create, update.
     try:
-        current = ctx.store.get(LEASE, name, namespace)
+        current = ctx.store.get(LEASE, owner.name, namespace)
     except NotFound:
-        ctx.store.create(
+        return ctx.store.create(
             {
                 "apiVersion": LEASE.api_version,
                 "kind": LEASE.kind,
                 "metadata": {
-                    "name": name,
+                    "name": owner.name,
                     "namespace": namespace,
                     "ownerReferences": [_owner_reference(owner)],
                 },
                 "spec": spec,
             }
         )
-        return
-    ctx.store.update({**current, "spec": {**current.get("spec", {}), **spec}})
+    return ctx.store.update({**current, "spec": {**current.get("spec", {}), **spec}})
 
 
 def _hub_accepted(cluster: ManagedCluster) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,8 @@ import yaml
 
 from fleetwarden.api.core import NO_EXECUTE, NO_SCHEDULE, Taint
 from fleetwarden.api.errors import NotFound
-from fleetwarden.api.meta import Condition, format_time
+from fleetwarden.api.meta import Condition, format_micro_time, format_time
+from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.karmada.cluster import (
     CLUSTER,
     NAMESPACE,
@@ -45,6 +47,8 @@ from fleetwarden.runtime.settings import Settings
 from fleetwarden.sim.runner import Report, Simulation
 from fleetwarden.sim.scenario import parse
 from fleetwarden.store import MemoryStore
+
+LEASE = REGISTRY.info("coordination.k8s.io/v1", "Lease")
 
 NOT_READY = "cluster.karmada.io/not-ready"
 UNREACHABLE = "cluster.karmada.io/unreachable"
@@ -414,6 +418,48 @@ def test_pull_member_unreachable_is_unknown_grace_after_its_last_renewal_then_re
     )
     assert hub.ready_of("member2") == ("True", "ClusterReady")
     assert hub.taints("member2") == []
+
+
+def test_lease_renewals_wake_the_monitor_once_per_grace_period_not_per_renewal() -> None:
+    """A renewal moves the monitor's deadline on without a reconcile of its own: ten
+    minutes of renewals every 10 s reach the cluster controller about once per 40 s grace
+    period, and the deadline still follows the last renewal to the second (the test above)."""
+    hub = Hub(["member1"])
+    runner = next(r for r in hub.driver._runners if r.controller.name == "cluster-controller")
+    keys: list[str] = []
+    reconcile = runner.controller.reconcile
+    runner.controller = replace(
+        runner.controller, reconcile=lambda key, ctx: keys.append(key) or reconcile(key, ctx)
+    )
+    hub.to(600)
+    assert hub.ready_of("member1") == ("True", "ClusterReady")
+    assert hub.store.get(LEASE, "member1", "karmada-cluster")["spec"]["renewTime"] == (
+        format_micro_time(DEFAULT_EPOCH + timedelta(seconds=600))
+    )
+    assert 600 / 40 <= len(keys) <= 600 / 30
+
+
+def test_the_agent_renews_its_latest_lease_and_reads_it_again_when_another_wrote_it() -> None:
+    """karmada-agent's lease controller updates the Lease it last wrote without reading it;
+    when someone else wrote it meanwhile (a conflict) it reads it and renews that, and a
+    Lease deleted is created again at the next renewal."""
+    hub = Hub(["member1"])
+    hub.to(25)
+    lease = hub.store.get(LEASE, "member1", "karmada-cluster")
+    lease["metadata"]["labels"] = {"touched": "by-hand"}
+    hub.store.update(lease)
+    hub.to(30)
+    renewed = hub.store.get(LEASE, "member1", "karmada-cluster")
+    assert renewed["metadata"]["labels"] == {"touched": "by-hand"}
+    assert renewed["spec"]["renewTime"] == format_micro_time(DEFAULT_EPOCH + timedelta(seconds=30))
+    hub.to(45)
+    hub.store.delete(LEASE, "member1", "karmada-cluster")
+    hub.to(50)
+    again = hub.store.get(LEASE, "member1", "karmada-cluster")
+    assert again["spec"]["renewTime"] == format_micro_time(DEFAULT_EPOCH + timedelta(seconds=50))
+    assert [ref["name"] for ref in again["metadata"]["ownerReferences"]] == ["member1"]
+    hub.to(120)
+    assert hub.ready_of("member1") == ("True", "ClusterReady")
 
 
 def test_pull_member_not_ready_is_tainted_not_ready_then_unreachable() -> None:

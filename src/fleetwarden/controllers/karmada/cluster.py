@@ -64,6 +64,7 @@ from fleetwarden.controllers.karmada.work import (
     RESOURCE_BINDING,
     WORK,
 )
+from fleetwarden.runtime.clock import Clock
 from fleetwarden.runtime.events import NORMAL, WARNING
 from fleetwarden.runtime.finalizers import remove_finalizer
 from fleetwarden.runtime.informer import by_target_cluster
@@ -203,11 +204,6 @@ def _wire(condition: Condition | None) -> dict[str, Any] | None:
     return condition.to_dict() if condition is not None else None
 
 
-def _lease_cluster(lease: Resource) -> list[str]:
-    """A Pull cluster's Lease concerns the cluster it is named after."""
-    return [lease.name] if lease.namespace == NAMESPACE_KARMADA_CLUSTER else []
-
-
 def _earliest(now: datetime, dues: Iterable[datetime | None]) -> Result:
     future = [due for due in dues if due is not None and due > now]
     return requeue_after(min(future) - now) if future else DONE
@@ -218,15 +214,34 @@ class ClusterController:
     reachable: Reachable
     # clusterHealthMap: kept in memory, as upstream does; a restart starts every clock anew.
     health: dict[str, ClusterHealth] = field(default_factory=dict)
+    # The manager's clock, learnt from the first reconcile (see _renewed).
+    _clock: Clock | None = None
 
     def controller(self) -> Controller:
         return Controller(
             name=CLUSTER_CONTROLLER,
-            watches=[Watches(CLUSTER), Watches(LEASE, _lease_cluster)],
+            watches=[Watches(CLUSTER), Watches(LEASE, self._renewed)],
             reconcile=self.reconcile,
         )
 
+    def _renewed(self, lease: Resource) -> list[str]:
+        """A Pull cluster's Lease renewal is a heartbeat, seen when the informer hears it
+        (tryUpdateClusterHealth's probeTimestamp). The monitor already looks again when
+        the grace period after the last heartbeat would run out, so a renewal of a cluster
+        it watches moves that instant on and wakes nothing: one reconcile per grace
+        period, not per renewal. A Lease of a cluster not looked at yet wakes it."""
+        if lease.namespace != NAMESPACE_KARMADA_CLUSTER:
+            return []
+        health = self.health.get(lease.name)
+        if health is None or self._clock is None:
+            return [lease.name]
+        renewed = lease.spec.renew_time if isinstance(lease, Lease) else None
+        if renewed is not None and (health.renew_time is None or health.renew_time < renewed):
+            health.renew_time, health.probe = renewed, self._clock.now()
+        return []
+
     def reconcile(self, key: str, ctx: Context) -> Result:
+        self._clock = ctx.clock
         cluster = ctx.cache.informer(CLUSTER).get(key)
         if not isinstance(cluster, Cluster):
             self.health.pop(key, None)
