@@ -279,6 +279,23 @@ def test_key_handlers_hear_every_change_without_any_decoding(
     assert decoded == []
 
 
+def test_stored_handlers_hear_adds_and_updates_as_stored_without_any_decoding(
+    store: Store, decoded: list[str]
+) -> None:
+    store.create(configmap("a", x="0"))
+    _, (informer,) = followed(store, CONFIGMAP)
+    heard: list[tuple[str, Any]] = []
+    informer.add_event_handler(
+        EventHandler(on_stored=lambda obj: heard.append((obj["metadata"]["name"], obj["data"])))
+    )
+    assert heard == [("a", {"x": "0"})]  # what is cached already, as added
+    created = store.create(configmap("b", x="1"))
+    store.update(created | {"data": {"x": "2"}})
+    store.delete(CONFIGMAP, "a", "default")  # deletes are not stored states
+    assert heard[1:] == [("b", {"x": "1"}), ("b", {"x": "2"})]
+    assert decoded == []
+
+
 def test_a_handler_that_needs_objects_makes_the_informer_decode_as_events_come(
     store: Store, decoded: list[str]
 ) -> None:

@@ -56,14 +56,16 @@ class EventHandler:
     """client-go's ResourceEventHandlerFuncs: any of the three may be left out.
 
     `on_key`, if given, hears the object's key (`namespace/name`) of every add, update and
-    delete, before the others are called; a handler with nothing but `on_key` lets the
-    informer leave objects undecoded until they are read.
+    delete, before the others are called; `on_stored` the object as stored (its wire
+    dict, not to be changed) of every add and update. A handler with nothing but these
+    lets the informer leave objects undecoded until they are read.
     """
 
     on_add: Callable[[Resource], None] | None = None
     on_update: Callable[[Resource, Resource], None] | None = None
     on_delete: Callable[[Resource], None] | None = None
     on_key: Callable[[str], None] | None = None
+    on_stored: Callable[[Mapping[str, Any]], None] | None = None
 
     @property
     def needs_objects(self) -> bool:
@@ -128,9 +130,12 @@ class Informer:
                     if handler.on_key:
                         handler.on_key(object_key(obj))
                     handler.on_add(obj)
-            elif handler.on_key:
+            else:
                 for key in self._keys(None):
-                    handler.on_key(key)
+                    if handler.on_key:
+                        handler.on_key(key)
+                    if handler.on_stored:
+                        handler.on_stored(_wire(self._objects[key]))
 
     def remove_event_handler(self, handler: EventHandler) -> None:
         """Call the handler no more (a stopped controller's)."""
@@ -177,15 +182,18 @@ class Informer:
         The items become the cache's (a store's list hands out fresh copies)."""
         with self._lock:
             fresh: dict[str, _Cached] = {}
+            wires: dict[str, Mapping[str, Any]] = {}
             for item in items:
                 # Each decoded before anything moves when handlers or indexes need them.
-                fresh[_wire_key(item)] = REGISTRY.decode(item) if self._eager else item
+                key = _wire_key(item)
+                wires[key] = item
+                fresh[key] = REGISTRY.decode(item) if self._eager else item
             for key in sorted(self._objects.keys() - fresh.keys()):
                 self._delete(key)
             for key, obj in fresh.items():
                 old = self._objects.get(key)
                 if old is None or _resource_version(old) != _resource_version(obj):
-                    self._upsert(key, obj)
+                    self._upsert(key, obj, wires[key])
             self._resource_version = resource_version
             self._synced = True
 
@@ -205,7 +213,7 @@ class Informer:
             # Decoded before anything moves: an object that does not decode is not taken.
             obj = REGISTRY.decode(wire) if self._eager else wire
             self._resource_version = resource_version
-            self._upsert(key, obj)
+            self._upsert(key, obj, wire)
 
     def _typed(self, key: str) -> Resource:
         """The key's object, decoded now if it was not yet."""
@@ -226,9 +234,9 @@ class Informer:
         keys = self._objects if namespace is None else self._namespaces.get(namespace, ())
         return sorted(keys, key=self._names.__getitem__)
 
-    def _upsert(self, key: str, obj: _Cached) -> None:
+    def _upsert(self, key: str, obj: _Cached, wire: Mapping[str, Any]) -> None:
         """Cache the object: typed if handlers or indexes need it (they are then given
-        typed objects only), else as its wire dict."""
+        typed objects only), else as its wire dict (`wire`, what it was decoded from)."""
         old = self._objects.get(key)
         self._objects[key] = obj
         if old is None:
@@ -239,6 +247,8 @@ class Informer:
             for handler in self._handlers:
                 if handler.on_key:
                     handler.on_key(key)
+                if handler.on_stored:
+                    handler.on_stored(wire)
             return
         assert isinstance(obj, Resource) and (old is None or isinstance(old, Resource))
         if old is not None:
@@ -248,6 +258,8 @@ class Informer:
         for handler in self._handlers:
             if handler.on_key:
                 handler.on_key(key)
+            if handler.on_stored:
+                handler.on_stored(wire)
             if old is None:
                 if handler.on_add:
                     handler.on_add(obj)
@@ -307,6 +319,10 @@ class Informer:
                     keys.discard(key)
                     if not keys:
                         del index[value]
+
+
+def _wire(obj: _Cached) -> Mapping[str, Any]:
+    return obj.to_dict() if isinstance(obj, Resource) else obj
 
 
 def _wire_key(obj: Mapping[str, Any]) -> str:

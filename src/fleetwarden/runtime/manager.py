@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from fleetwarden.api.errors import Conflict, Expired, StatusError
 from fleetwarden.api.kinds import KindInfo
@@ -126,6 +126,7 @@ class Context:
 
 Reconcile = Callable[[str, Context], Result]
 KeyMapper = Callable[[Resource], Iterable[str]]
+StoredKeyMapper = Callable[[Mapping[str, Any]], Iterable[str]]
 
 
 def own_key(obj: Resource) -> list[str]:
@@ -143,6 +144,9 @@ class Watches:
 
     info: KindInfo
     keys: KeyMapper = own_key
+    # Used instead of `keys` when given: the keys of an object as stored (its wire dict),
+    # on its adds and updates only; the informer need not decode it for this watch.
+    stored_keys: StoredKeyMapper | None = None
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ class ControllerManager:
         handlers: list[tuple[Informer, EventHandler]] = []
 
         def watch(watches: Watches) -> None:
-            informer, handler = self.cache.informer(watches.info), _enqueue(queue, watches.keys)
+            informer, handler = self.cache.informer(watches.info), _enqueue(queue, watches)
             handlers.append((informer, handler))
             informer.add_event_handler(handler)
 
@@ -217,7 +221,15 @@ class ControllerManager:
         return _Runner(controller, queue, context, handlers)
 
 
-def _enqueue(queue: WorkQueue[str], keys: KeyMapper) -> EventHandler:
+def _enqueue(queue: WorkQueue[str], watches: Watches) -> EventHandler:
+    stored_keys, keys = watches.stored_keys, watches.keys
+    if stored_keys is not None:
+
+        def add_stored(obj: Mapping[str, Any]) -> None:
+            for key in stored_keys(obj):
+                queue.add(key)
+
+        return EventHandler(on_stored=add_stored)
     if keys is own_key:
         # The object's own key, known without decoding it: the informer may leave
         # objects only this handler hears about undecoded until someone reads them.

@@ -38,7 +38,7 @@ CreateExecutionSpaceSucceed / Failed, RemoveExecutionSpaceSucceed / Failed.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -52,7 +52,7 @@ from fleetwarden.api.karmada.cluster import (
     Cluster,
 )
 from fleetwarden.api.karmada.well_known import EXECUTION_CONTROLLER_FINALIZER
-from fleetwarden.api.meta import Condition, Resource, find_condition
+from fleetwarden.api.meta import Condition, find_condition, parse_time
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.controllers.karmada.names import (
     NAMESPACE_KARMADA_CLUSTER,
@@ -220,23 +220,32 @@ class ClusterController:
     def controller(self) -> Controller:
         return Controller(
             name=CLUSTER_CONTROLLER,
-            watches=[Watches(CLUSTER), Watches(LEASE, self._renewed)],
+            watches=[Watches(CLUSTER), Watches(LEASE, stored_keys=self._renewed)],
             reconcile=self.reconcile,
         )
 
-    def _renewed(self, lease: Resource) -> list[str]:
+    def _renewed(self, lease: Mapping[str, Any]) -> list[str]:
         """A Pull cluster's Lease renewal is a heartbeat, seen when the informer hears it
         (tryUpdateClusterHealth's probeTimestamp). The monitor already looks again when
         the grace period after the last heartbeat would run out, so a renewal of a cluster
         it watches moves that instant on and wakes nothing: one reconcile per grace
-        period, not per renewal. A Lease of a cluster not looked at yet wakes it."""
-        if lease.namespace != NAMESPACE_KARMADA_CLUSTER:
+        period, not per renewal. A Lease of a cluster not looked at yet wakes it. Read as
+        stored: the fleet's every renewal need not be decoded."""
+        meta = lease.get("metadata") or {}
+        name = meta.get("name")
+        if meta.get("namespace") != NAMESPACE_KARMADA_CLUSTER or not isinstance(name, str):
             return []
-        health = self.health.get(lease.name)
+        health = self.health.get(name)
         if health is None or self._clock is None:
-            return [lease.name]
-        renewed = lease.spec.renew_time if isinstance(lease, Lease) else None
-        if renewed is not None and (health.renew_time is None or health.renew_time < renewed):
+            return [name]
+        value = (lease.get("spec") or {}).get("renewTime")
+        if value is None:
+            return []  # no heartbeat
+        try:
+            renewed = parse_time(value)
+        except ValueError:
+            return [name]  # the reconcile reads it decoded, and passes over it
+        if health.renew_time is None or health.renew_time < renewed:
             health.renew_time, health.probe = renewed, self._clock.now()
         return []
 
