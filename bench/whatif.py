@@ -33,6 +33,7 @@ from fleetwarden.admission import default_chain
 from fleetwarden.client import Client
 from fleetwarden.explain.source import ApiSource
 from fleetwarden.runtime.clock import RealClock
+from fleetwarden.runtime.manager import collector_paused
 from fleetwarden.server import Server, create_app
 from fleetwarden.sim.runner import Simulation
 from fleetwarden.sim.scenario import parse
@@ -118,12 +119,13 @@ def what_if(hub: Simulation, source: Source) -> tuple[dict[str, float], float, A
         phases[phase] = time.perf_counter() - started
         return result
 
-    fleet = timed("copy", lambda: copy_fleet(source))
-    fault = make_fault("unreachable", selector="region=region-0", lasts="15m")
-    doc = build_scenario(fleet, [fault], SETTINGS, hub.clock.now())
-    scenario = timed("build", lambda: parse(doc, "what-if"))
-    run_started = time.perf_counter()
-    report = timed("run", lambda: Simulation(scenario, restore=fleet.stored).run(reached))
+    with collector_paused():  # as the command runs it: one batch
+        fleet = timed("copy", lambda: copy_fleet(source))
+        fault = make_fault("unreachable", selector="region=region-0", lasts="15m")
+        doc = build_scenario(fleet, [fault], SETTINGS, hub.clock.now())
+        scenario = timed("build", lambda: parse(doc, "what-if"))
+        run_started = time.perf_counter()
+        report = timed("run", lambda: Simulation(scenario, restore=fleet.stored).run(reached))
     result = timed("answer", lambda: answer(doc, report.recording, report.timeline))
     return phases, (settled[0] if settled else run_started) - run_started, result
 

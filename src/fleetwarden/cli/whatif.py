@@ -86,6 +86,7 @@ def what_if(
     which workloads move where and when, which have nowhere to go, which eviction tasks
     wait on health, and what fleet protection does. The hub is only read."""
     from fleetwarden.cli.simulate import progress_bar, write_page
+    from fleetwarden.runtime.manager import collector_paused
     from fleetwarden.sim.runner import Simulation
     from fleetwarden.sim.scenario import ScenarioError, parse
     from fleetwarden.sim.whatif import (
@@ -107,13 +108,16 @@ def what_if(
         if not wanted:
             fail("what fault? give --unreachable, --not-ready, --cordon, --taint or --fault")
         ready_after = _ready_after(workload_ready_after)
-        with hub(kubeconfig, context, timeout=60.0) as client:
-            fleet, settings = _read_hub(client, ready_after)
-        doc = build_scenario(fleet, wanted, settings, _now(), _until(until))
-        scenario = parse(doc, "what-if")
-        shown = output == "text" and sys.stderr.isatty()
-        with progress_bar(scenario, shown=shown) as progress:
-            report = Simulation(scenario, restore=fleet.stored).run(progress)
+        # One batch, as the run is: the copy's objects live on into the run or are freed
+        # by refcounting, and collections as the heap grows would walk them again and again.
+        with collector_paused():
+            with hub(kubeconfig, context, timeout=60.0) as client:
+                fleet, settings = _read_hub(client, ready_after)
+            doc = build_scenario(fleet, wanted, settings, _now(), _until(until))
+            scenario = parse(doc, "what-if")
+            shown = output == "text" and sys.stderr.isatty()
+            with progress_bar(scenario, shown=shown) as progress:
+                report = Simulation(scenario, restore=fleet.stored).run(progress)
     except (WhatIfError, ScenarioError) as exc:
         fail(str(exc))
     result = answer(doc, report.recording, report.timeline)
