@@ -28,6 +28,8 @@ from fleetwarden.sim.whatif import (
 
 from .conftest import CLUSTER, run, scenario
 
+CLUSTER_INFO = REGISTRY.info(CLUSTER["apiVersion"], "Cluster")
+
 SETTINGS = {
     "feature-gates": "Failover=true",
     "enable-no-execute-taint-eviction": "true",
@@ -245,6 +247,41 @@ def test_workloads_the_hub_runs_healthy_run_on_healthy_from_the_start() -> None:
     # Not applied again, so not 20s (workloadReadyAfter) unhealthy first.
     report = Simulation(parse(doc, "what-if"), restore=fleet.stored).run()
     assert (report.passed, report.failed) == (1, 0), report.outcomes
+
+
+def test_the_fleet_is_restored_as_it_stands_and_t0_rewrites_none_of_it() -> None:
+    """Each member reports what its cluster reported (its Kubernetes version and APIs, not
+    the scenario's kinds), and every cluster's execution space comes with the copy (the hub
+    made it when the cluster joined): at t=0 no Cluster is written and no namespace made."""
+    hub = live_hub([{"at": "90s", "apply": [deployment("nginx", 0)]}], "2m")
+    fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
+    for obj in fleet.stored:
+        if obj["kind"] == "Cluster":
+            obj["status"]["kubernetesVersion"] = "v1.31.2"
+    spaces = sorted(o["metadata"]["name"] for o in fleet.stored if o["kind"] == "Namespace")
+    assert spaces == ["default", "karmada-cluster", *(f"karmada-es-member{i}" for i in (1, 2, 3))]
+    doc = build_scenario(fleet, [make_fault("cordon", names=["member3"], at="1m")], SETTINGS,
+                         hub.clock.now())  # fmt: skip
+    exported = doc["spec"]["objects"]
+    used = {o["metadata"].get("namespace") for o in exported} - {None, ""}
+    # An exported scenario's clusters make their spaces as they join.
+    assert {o["metadata"]["name"] for o in exported if o["kind"] == "Namespace"} == used
+    assert "karmada-es-member3" not in used
+    simulation = Simulation(parse(doc, "what-if"), restore=fleet.stored)
+    written: list[tuple[str, str]] = []
+    simulation.store.subscribe(
+        lambda e: (
+            written.append((e.collection, e.type.value))
+            if simulation.clock.now() == simulation.scenario.start_time
+            else None
+        )
+    )
+    simulation.run()
+    restored = len(fleet.stored)
+    assert [w for w in written[restored:] if w[0] in ("cluster.karmada.io/clusters",
+                                                      "/namespaces")] == []  # fmt: skip
+    versions = {c["status"]["kubernetesVersion"] for c in simulation.store.list(CLUSTER_INFO).items}
+    assert versions == {"v1.31.2"}
 
 
 def test_a_copied_object_its_kind_cannot_hold_is_refused_naming_it() -> None:

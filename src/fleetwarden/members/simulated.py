@@ -235,6 +235,7 @@ class SimulatedCluster:
     state: MemberState
     api_enablements: list[APIEnablement]
     applied: dict[str, _Applied] = field(default_factory=dict)
+    kubernetes_version: str = KUBERNETES_VERSION
     # The probe and the report of `state`, made once: every status loop asks for them.
     _told: tuple[MemberState, Probe, MemberReport] | None = field(default=None, repr=False)
     kube: MemberKube | None = None
@@ -264,7 +265,7 @@ class SimulatedCluster:
         allocatable, allocated, allocating = self.kube.resource_summary()
         # Empty maps are left out, as the Go structs' omitempty leaves them.
         return MemberReport(
-            KUBERNETES_VERSION, self.api_enablements, allocatable, allocated or None,
+            self.kubernetes_version, self.api_enablements, allocatable, allocated or None,
             allocating or None,
         )  # fmt: skip
 
@@ -272,7 +273,9 @@ class SimulatedCluster:
         told, state = self._told, self.state
         if told is None or told[0] is not state:
             probe = Probe(online=state.reachable, healthy=state.ready)
-            report = MemberReport(KUBERNETES_VERSION, self.api_enablements, dict(state.allocatable))
+            report = MemberReport(
+                self.kubernetes_version, self.api_enablements, dict(state.allocatable)
+            )
             told = self._told = (state, probe, report)
         return told
 
@@ -747,6 +750,18 @@ class SimulatedFleet(RunningMembers):
         super().__init__(
             {name: SimulatedCluster(state, enablements) for name, state in states.items()}
         )
+
+    def reports_as(self, cluster: Cluster) -> None:
+        """The cluster's member reports the Kubernetes version and the APIs its status says
+        (what-if's copy of a live cluster: the member as it is, not the scenario's kinds)."""
+        member, status = self.members.get(cluster.name), cluster.status
+        if member is None:
+            return
+        if status.kubernetes_version:
+            member.kubernetes_version = status.kubernetes_version
+        if status.api_enablements is not None:
+            member.api_enablements = status.api_enablements
+        member._told = None
 
     def set_state(self, name: str, state: MemberState) -> None:
         """New switches; nodes change when the member's agents next run (enqueue them)."""

@@ -32,6 +32,7 @@ from fleetwarden.api.errors import (
     StatusError,
     WebhookDenied,
 )
+from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.kinds import KindInfo, served
 from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.auth.refusals import forbidden
@@ -171,7 +172,9 @@ class Simulation:
         refusal names the object and leaves the run unstarted."""
         try:
             for obj in self.restore:
-                REGISTRY.decode(obj)
+                decoded = REGISTRY.decode(obj)
+                if isinstance(decoded, Cluster):
+                    self.fleet.reports_as(decoded)
             self.store.restore(self.restore)
         except (StatusError, ValueError) as exc:
             message = exc.message if isinstance(exc, StatusError) else str(exc)

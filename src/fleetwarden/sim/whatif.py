@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from fleetwarden.api.errors import NotFound, StatusError
+from fleetwarden.api.errors import Forbidden, NotFound, StatusError
 from fleetwarden.api.kinds import KindInfo
 from fleetwarden.api.meta import format_time
 from fleetwarden.api.ocm.cluster import TAINT_EFFECTS as OCM_EFFECTS
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.karmada.names import EXECUTION_SPACE_PREFIX
 from fleetwarden.semantics.durations import DurationError, format_duration, parse_duration
 from fleetwarden.semantics.selectors import SelectorError, parse_selector
 from fleetwarden.semantics.taint_edit import CORE_EFFECTS, TaintError, parse_taints
@@ -266,9 +267,12 @@ def copy_fleet(source: Source, workload_ready_after: timedelta = timedelta(0)) -
     copied += _leases(source, by_kind[MANAGED_CLUSTER])
     templates = _templates(source, by_kind)
     copied += templates
-    names = sorted({obj["metadata"].get("namespace") or "" for obj in copied} - {""})
-    namespaces = [_namespace(source, name) for name in names]
-    fleet.objects = [*map(_scenario_namespace, namespaces), *map(_clean, copied)]
+    names = {obj["metadata"].get("namespace") or "" for obj in copied} - {""}
+    spaces = {EXECUTION_SPACE_PREFIX + c["metadata"]["name"] for c in by_kind[CLUSTER]} - names
+    namespaces = _namespaces(source, sorted(names), spaces)
+    # A scenario's clusters get their execution spaces when they join: not exported.
+    exported = [ns for ns in namespaces if ns["metadata"]["name"] in names]
+    fleet.objects = [*map(_scenario_namespace, exported), *map(_clean, copied)]
     uids = {obj["metadata"].get("uid") for obj in [*namespaces, *copied]}
     fleet.stored = [_restorable(obj, uids) for obj in [*namespaces, *copied]]
     _name_templates_as_they_are(fleet.stored, templates)
@@ -359,12 +363,20 @@ def _decodes(obj: Obj) -> None:
         raise WhatIfError(f"the hub answered a {obj.get('kind')} it cannot be: {message}") from None
 
 
-def _namespace(source: Source, name: str) -> Obj:
-    """The namespace as the hub has it; only its name when the hub does not let it be read."""
-    found = source.get(REGISTRY.info("v1", "Namespace"), name)
-    if found is None:
-        return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
-    return _shaped([found], "Namespace")[0]
+def _namespaces(source: Source, names: list[str], spaces: set[str]) -> list[Obj]:
+    """The namespaces of `names` as the hub has them (only the name of one it does not
+    have), and those of `spaces` it has: the execution spaces of clusters no Work is in,
+    which its cluster controller made when they joined. One listing; a read each where
+    the user may not list them."""
+    info = REGISTRY.info("v1", "Namespace")
+    try:
+        listed = {ns["metadata"]["name"]: ns for ns in _shaped(source.list(info), "Namespace")}
+    except Forbidden:
+        found = {name: source.get(info, name) for name in [*names, *sorted(spaces)]}
+        listed = {name: _shaped([ns], "Namespace")[0] for name, ns in found.items() if ns}
+    bare = {"apiVersion": "v1", "kind": "Namespace"}
+    kept = [listed.get(name) or {**bare, "metadata": {"name": name}} for name in names]
+    return kept + [listed[name] for name in sorted(spaces) if name in listed]
 
 
 def _scenario_namespace(namespace: Obj) -> Obj:
