@@ -55,6 +55,18 @@ def test_subscribers_hear_each_object_added_oldest_first_and_writes_come_after()
     assert int(created["metadata"]["resourceVersion"]) == versions[-1] + 1
 
 
+def test_only_an_object_without_a_uid_takes_one_of_the_store() -> None:
+    """The store's uids (a simulation's deterministic ones) go to what is made after the
+    restore as if nothing had been restored, but to a restored object that had none."""
+    uids = iter(f"uid-{i}" for i in range(1, 10))
+    store = MemoryStore(new_uid=lambda: next(uids))
+    objects = hub_objects()
+    bare = namespace("bare")
+    store.restore([*objects, bare])
+    assert store.get(NAMESPACES, "bare")["metadata"]["uid"] == "uid-1"
+    assert store.create(namespace("later"))["metadata"]["uid"] == "uid-2"
+
+
 def test_an_owner_left_out_has_its_dependents_collected() -> None:
     lease_owned, ns, _web = hub_objects()
     store = MemoryStore()

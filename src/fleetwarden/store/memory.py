@@ -90,7 +90,8 @@ class MemoryStore(CoreStore):
         meta = plan.obj["metadata"]
 
         def restore(txn: _Txn) -> None:
-            meta.setdefault("uid", self._new_uid())
+            if "uid" not in meta:  # a uid is made only for an object that has none
+                meta["uid"] = self._new_uid()
             meta.setdefault("creationTimestamp", self._timestamp())
             meta.setdefault("generation", 1)
             # The write below takes the next resourceVersion: the object's own.
