@@ -39,6 +39,7 @@ def simulate(
     itself is invalid or the page cannot be written. On a terminal, a bar on standard
     error shows how far it got.
     """
+    from fleetwarden.runtime.manager import collector_done
     from fleetwarden.sim.report import to_json, to_text
     from fleetwarden.sim.runner import Simulation
     from fleetwarden.sim.scenario import ScenarioError, load
@@ -57,6 +58,7 @@ def simulate(
     if html is not None:
         write_page(html, report.recording)
     typer.echo(to_json(report, dump=dump) if output == "json" else to_text(report, dump=dump))
+    collector_done()
     raise typer.Exit(1 if report.failed else 0)
 
 

@@ -86,7 +86,7 @@ def what_if(
     which workloads move where and when, which have nowhere to go, which eviction tasks
     wait on health, and what fleet protection does. The hub is only read."""
     from fleetwarden.cli.simulate import progress_bar, write_page
-    from fleetwarden.runtime.manager import collector_paused
+    from fleetwarden.runtime.manager import collector_done, collector_paused
     from fleetwarden.sim.runner import Simulation
     from fleetwarden.sim.scenario import ScenarioError, parse
     from fleetwarden.sim.whatif import (
@@ -131,6 +131,7 @@ def what_if(
         typer.echo(json.dumps(result.to_dict(), indent=2))
     else:
         typer.echo(answer_text(result))
+    collector_done()
 
 
 @dataclass(frozen=True)

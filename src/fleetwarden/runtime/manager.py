@@ -69,6 +69,13 @@ def tune_collector() -> None:
         gc.set_threshold(young, middle, max(full, FULL_COLLECTION_EVERY))
 
 
+def collector_done() -> None:
+    """A command that ran a batch ends: what it holds is left out of every later
+    collection, the interpreter's last one at exit included, which walks every object
+    again (5 s after a what-if of 1,000 clusters and 3,000 workloads, 0.2 s frozen)."""
+    gc.freeze()
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside: for a batch (a virtual run) whose objects are
