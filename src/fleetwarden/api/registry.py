@@ -358,3 +358,24 @@ def decode(data: Mapping[str, Any]) -> Resource:
 
 def encode(obj: Resource) -> dict[str, Any]:
     return obj.to_dict()
+
+
+def serving_crds(documents: Iterable[Mapping[str, Any]]) -> Registry:
+    """The registered kinds, and those the CustomResourceDefinitions among `documents`
+    define (their scope, plural and schema), as if each were established: for what takes a
+    set of objects offline (a scenario, `fleetwarden validate`). A CRD its kind cannot
+    hold defines nothing here; admission refuses it, naming it."""
+    registry = REGISTRY.overlay()
+    crd = (apiextensions.KIND.api_version, apiextensions.KIND.kind)
+    kinds: list[KindInfo] = []
+    for doc in documents:
+        if (doc.get("apiVersion"), doc.get("kind")) != crd:
+            continue
+        try:
+            kinds += apiextensions.defined_kinds(
+                apiextensions.CustomResourceDefinition.model_validate(doc)
+            )
+        except ValueError:
+            continue
+    registry.serve(kinds)
+    return registry

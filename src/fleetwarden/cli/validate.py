@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from fleetwarden.api.errors import DecodeError, Invalid
 from fleetwarden.cli.io import load_documents
+
+if TYPE_CHECKING:
+    from fleetwarden.api.registry import Registry
 
 
 def validate(
@@ -24,14 +27,17 @@ def validate(
     Exit status 1 when any object is refused.
     """
     from fleetwarden.admission import AdmissionConfig, default_chain
+    from fleetwarden.api.registry import serving_crds
 
-    chain = default_chain()
     config = AdmissionConfig(allow_no_execute_taint_policy=allow_no_execute_taint_policy)
     documents = [(path, doc) for path in files for doc in load_documents(path)]
-    defined = _defined_kinds(doc for _, doc in documents)
+    # The kinds the CRDs given define are served as the hub serves them once established:
+    # their objects are pruned, defaulted and validated against the CRD's schema.
+    registry = serving_crds(doc for _, doc in documents)
+    chain = default_chain(registry)
     refused = 0
     for path, doc in documents:
-        unknown = _unknown_kind(doc, defined, path)
+        unknown = _unknown_kind(doc, registry, path)
         if unknown:
             refused += 1
             typer.echo(f"error: {unknown}", err=True)
@@ -46,28 +52,10 @@ def validate(
     raise typer.Exit(1 if refused else 0)
 
 
-def _defined_kinds(documents: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
-    """(apiVersion, kind) of every version the CustomResourceDefinitions given serve."""
-    from fleetwarden.api.apiextensions import KIND as CRD
-
-    kinds: set[tuple[str, str]] = set()
-    for doc in documents:
-        if (doc.get("apiVersion"), doc.get("kind")) != (CRD.api_version, CRD.kind):
-            continue
-        spec = doc.get("spec") or {}
-        kind = (spec.get("names") or {}).get("kind", "")
-        for version in spec.get("versions") or []:
-            if version.get("served", True):
-                kinds.add((f"{spec.get('group', '')}/{version.get('name', '')}", kind))
-    return kinds
-
-
-def _unknown_kind(doc: Mapping[str, Any], defined: set[tuple[str, str]], source: str) -> str:
+def _unknown_kind(doc: Mapping[str, Any], registry: Registry, source: str) -> str:
     """kubectl's refusal of a kind no API serves: a misspelled kind, say."""
-    from fleetwarden.api.registry import REGISTRY
-
     api_version, kind = str(doc.get("apiVersion", "")), str(doc.get("kind", ""))
-    if REGISTRY.get(api_version, kind) is not None or (api_version, kind) in defined:
+    if registry.get(api_version, kind) is not None:
         return ""
     meta = doc.get("metadata") or {}
     return (

@@ -7,7 +7,6 @@ its expectations are checked; timers fire at their exact virtual instants in bet
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import itertools
 import random
@@ -20,8 +19,6 @@ from typing import Any
 
 from fleetwarden.admission import default_chain
 from fleetwarden.admission.chain import lookup_in
-from fleetwarden.api import apiextensions
-from fleetwarden.api.apiextensions import CustomResourceDefinition, defined_kinds
 from fleetwarden.api.authentication import ADMIN, UserInfo
 from fleetwarden.api.authorization import Attributes
 from fleetwarden.api.errors import (
@@ -34,7 +31,7 @@ from fleetwarden.api.errors import (
 )
 from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.kinds import KindInfo, served
-from fleetwarden.api.registry import REGISTRY, Registry
+from fleetwarden.api.registry import REGISTRY, Registry, serving_crds
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
 from fleetwarden.hub import bootstrap_policy, hub_controllers
@@ -58,7 +55,6 @@ from fleetwarden.sim.timeline import Timeline, offset
 from fleetwarden.store import MemoryStore
 
 EVENT = REGISTRY.info("v1", "Event")
-CRD_KIND = (apiextensions.KIND.api_version, apiextensions.KIND.kind)
 # OCM's hub runs in a scenario that mentions any of its kinds, so Karmada scenarios do not
 # grow its default and global ManagedClusterSets.
 OCM_GROUP_SUFFIX = "open-cluster-management.io"
@@ -391,14 +387,6 @@ def _enabled_kinds(scenario: Scenario, registry: Registry) -> list[KindInfo]:
 
 def scenario_registry(scenario: Scenario) -> Registry:
     """The kinds a simulated hub serves: the registered ones, and those the scenario's
-    CustomResourceDefinitions define (their scope, plural and schema), from t=0, as if
-    each were established before anything is applied. A CRD its kind cannot hold
-    defines nothing here; admission refuses it, naming it, when it is applied."""
-    registry = REGISTRY.overlay()
-    crds = [d for d in _documents(scenario) if (d["apiVersion"], d["kind"]) == CRD_KIND]
-    kinds: list[KindInfo] = []
-    for doc in crds:
-        with contextlib.suppress(ValueError):
-            kinds += defined_kinds(CustomResourceDefinition.model_validate(doc))
-    registry.serve(kinds)
-    return registry
+    CustomResourceDefinitions define, from t=0, as if each were established before
+    anything is applied."""
+    return serving_crds(_documents(scenario))
