@@ -106,16 +106,23 @@ def test_validate_refuses_a_kind_no_api_serves(tmp_path: Path) -> None:
     )
 
 
+def _widgets_crd(scope: str, schema: str) -> str:
+    """A CRD of Widgets in example.com, as YAML, with the openAPIV3Schema given."""
+    return (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        "metadata: {name: widgets.example.com}\n"
+        f"spec:\n  group: example.com\n  scope: {scope}\n"
+        "  names: {plural: widgets, singular: widget, kind: Widget}\n"
+        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
+        f"    schema: {{openAPIV3Schema: {schema}}}\n"
+    )
+
+
 def test_validate_takes_a_kind_a_crd_given_with_it_serves(tmp_path: Path) -> None:
     manifests = tmp_path / "widgets.yaml"
     manifests.write_text(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-        "metadata: {name: widgets.example.com}\n"
-        "spec:\n  group: example.com\n  scope: Namespaced\n"
-        "  names: {plural: widgets, singular: widget, kind: Widget}\n"
-        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
-        "    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n"
-        "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
+        _widgets_crd("Namespaced", "{type: object, x-kubernetes-preserve-unknown-fields: true}")
+        + "---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: default}\n"
     )
     code, out, _ = run("validate", str(manifests))
     assert code == 0
@@ -128,26 +135,22 @@ def test_validate_checks_a_custom_resource_against_its_crds_schema_and_scope(
     """As the hub does once the CRD is established: the schema's maximum refuses one
     Widget, the cluster scope another that names a namespace; the third is admitted."""
     manifests = tmp_path / "widgets.yaml"
+    size = "{type: object, properties: {spec: {type: object, properties: {size: {type: integer, maximum: 5}}}}}"
+    widget = "---\napiVersion: example.com/v1\nkind: Widget\n"
     manifests.write_text(
-        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-        "metadata: {name: widgets.example.io}\n"
-        "spec:\n  group: example.io\n  scope: Cluster\n"
-        "  names: {plural: widgets, singular: widget, kind: Widget}\n"
-        "  versions:\n  - name: v1\n    served: true\n    storage: true\n"
-        "    schema: {openAPIV3Schema: {type: object, properties: {spec: {type: object,"
-        " properties: {size: {type: integer, maximum: 5}}}}}}\n"
-        "---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: big}\nspec: {size: 9}\n"
-        "---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: placed, namespace: a}\n"
-        "---\napiVersion: example.io/v1\nkind: Widget\nmetadata: {name: small}\nspec: {size: 1}\n"
+        _widgets_crd("Cluster", size)
+        + f"{widget}metadata: {{name: big}}\nspec: {{size: 9}}\n"
+        + f"{widget}metadata: {{name: placed, namespace: a}}\n"
+        + f"{widget}metadata: {{name: small}}\nspec: {{size: 1}}\n"
     )
     code, out, err = run("validate", str(manifests))
     assert code == 1
     assert "Widget 'small' admitted" in out
     assert (
-        'Widget.example.io "big" is invalid: spec.size: Invalid value: 9: '
+        'Widget.example.com "big" is invalid: spec.size: Invalid value: 9: '
         "spec.size in body should be less than or equal to 5"
     ) in err
-    assert 'Widget.example.io "placed" is invalid: metadata.namespace: Forbidden' in err
+    assert 'Widget.example.com "placed" is invalid: metadata.namespace: Forbidden' in err
 
 
 def test_validate_reports_admitted_and_refused(tmp_path: Path) -> None:
