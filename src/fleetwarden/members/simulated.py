@@ -269,6 +269,14 @@ class SimulatedCluster:
             allocating or None,
         )  # fmt: skip
 
+    def reports(self, version: str | None, api_enablements: list[APIEnablement] | None) -> None:
+        """Report this Kubernetes version and these APIs from now on (each, if given)."""
+        if version:
+            self.kubernetes_version = version
+        if api_enablements is not None:
+            self.api_enablements = api_enablements
+        self._told = None  # made again from them at the next loop
+
     def _tell(self) -> tuple[MemberState, Probe, MemberReport]:
         told, state = self._told, self.state
         if told is None or told[0] is not state:
@@ -755,13 +763,8 @@ class SimulatedFleet(RunningMembers):
         """The cluster's member reports the Kubernetes version and the APIs its status says
         (what-if's copy of a live cluster: the member as it is, not the scenario's kinds)."""
         member, status = self.members.get(cluster.name), cluster.status
-        if member is None:
-            return
-        if status.kubernetes_version:
-            member.kubernetes_version = status.kubernetes_version
-        if status.api_enablements is not None:
-            member.api_enablements = status.api_enablements
-        member._told = None
+        if member is not None:
+            member.reports(status.kubernetes_version, status.api_enablements)
 
     def set_state(self, name: str, state: MemberState) -> None:
         """New switches; nodes change when the member's agents next run (enqueue them)."""
