@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fleetwarden.api.errors import Forbidden
 from fleetwarden.api.registry import REGISTRY
 from fleetwarden.sim.runner import Report, Simulation
 from fleetwarden.sim.scenario import ScenarioError, load, parse
@@ -282,6 +283,25 @@ def test_the_fleet_is_restored_as_it_stands_and_t0_rewrites_none_of_it() -> None
                                                       "/namespaces")] == []  # fmt: skip
     versions = {c["status"]["kubernetesVersion"] for c in simulation.store.list(CLUSTER_INFO).items}
     assert versions == {"v1.31.2"}
+
+
+class _NoNamespaceList(StoreSource):
+    """A hub whose user may read namespaces one by one, not list them."""
+
+    def list(self, info: Any, namespace: str | None = None, **options: Any) -> list[Any]:
+        if info.kind == "Namespace":
+            raise Forbidden("namespaces", "", "", 'User "viewer" cannot list resource')
+        listed: list[Any] = super().list(info, namespace, **options)
+        return listed
+
+
+def test_namespaces_the_user_may_not_list_are_read_one_by_one() -> None:
+    hub = live_hub([], "2m")
+    listed = copy_fleet(StoreSource(hub.store))
+    read = copy_fleet(_NoNamespaceList(hub.store))
+    assert [o for o in read.stored if o["kind"] == "Namespace"] == [
+        o for o in listed.stored if o["kind"] == "Namespace"
+    ]
 
 
 def test_a_copied_object_its_kind_cannot_hold_is_refused_naming_it() -> None:
