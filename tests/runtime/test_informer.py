@@ -10,6 +10,7 @@ from fleetwarden.runtime.informer import (
     Cache,
     EventHandler,
     Informer,
+    Snapshot,
     by_target_cluster,
     object_key,
     split_key,
@@ -129,6 +130,45 @@ def test_sync_lists_typed_objects_and_marks_the_informer_synced(store: Store) ->
     assert namespaces.has_synced
     assert names(namespaces.list()) == ["other"]
     assert cache.informer(NAMESPACE) is namespaces
+
+
+def snapshot_of(store: Store, *infos: Any) -> Snapshot:
+    """Every object of `infos` in the store, as stored and decoded (newest first: not in
+    the order a list gives them)."""
+    objects = {
+        collection_of(info): [(o, REGISTRY.decode(o)) for o in store.list(info).items[::-1]]
+        for info in infos
+    }
+    return Snapshot(store.resource_version, objects)
+
+
+def test_a_snapshot_of_the_store_as_it_is_is_taken_instead_of_a_list(store: Store) -> None:
+    """A restored store's objects, decoded by the restore: the cache holds those very
+    objects, and handlers hear them in the order a list would give."""
+    for name in ("b", "a", "c"):
+        store.create(configmap(name))
+    snapshot = snapshot_of(store, CONFIGMAP)
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    heard = Recorder()
+    informer.add_event_handler(heard.handler())
+    cache.sync(snapshot)
+    assert heard.heard == [("add", "default/a"), ("add", "default/b"), ("add", "default/c")]
+    taken = {object_key(obj): obj for _, obj in snapshot.objects[collection_of(CONFIGMAP)]}
+    assert all(informer.get(name, "default") is taken[f"default/{name}"] for name in "abc")
+    # A kind the snapshot has none of has none in the store either.
+    assert cache.informer(NAMESPACE).list() == []
+
+
+def test_a_snapshot_the_store_moved_on_from_is_not_taken(store: Store) -> None:
+    store.create(configmap("a"))
+    snapshot = snapshot_of(store, CONFIGMAP)
+    store.create(configmap("b"))
+    cache = Cache(store)
+    informer = cache.informer(CONFIGMAP)
+    cache.sync(snapshot)
+    assert names(informer.list()) == ["default/a", "default/b"]
+    assert informer.get("a", "default") is not snapshot.objects[collection_of(CONFIGMAP)][0][1]
 
 
 def test_watch_events_keep_the_cache_current_and_reach_handlers(store: Store) -> None:

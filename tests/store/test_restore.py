@@ -103,3 +103,45 @@ def test_a_refusal_names_the_object_and_writes_nothing(version: Any) -> None:
     with pytest.raises(AlreadyExists, match='namespaces "team" already exists'):
         store.restore(twice)
     assert (heard, store.list(NAMESPACES).items, store.resource_version) == ([], [], 0)
+
+
+def test_read_sees_each_object_as_stored_before_any_is_written() -> None:
+    """What `read` gets is what the store keeps: a made uid, and the resourceVersion an
+    object without one takes after the others; what restore returns is the same, as
+    stored, with what `read` made of it."""
+    uids = iter(f"uid-{i}" for i in range(1, 10))
+    store = MemoryStore(new_uid=lambda: next(uids))
+    objects = hub_objects()
+    writes: list[WatchEvent] = []
+    store.subscribe(writes.append)
+
+    def read(obj: dict[str, Any]) -> tuple[str, str, bool]:
+        meta = obj["metadata"]
+        return meta["uid"], meta["resourceVersion"], bool(writes)
+
+    restored = store.restore([namespace("bare"), *objects, namespace("bare2")], read)
+    newest = max(int(o["metadata"]["resourceVersion"]) for o in objects)
+    assert [r for _, r in restored][-2:] == [
+        ("uid-1", str(newest + 1), False),
+        ("uid-2", str(newest + 2), False),
+    ]
+    assert not any(wrote for _, (_, _, wrote) in restored)
+    info = {"Lease": LEASES, "Namespace": NAMESPACES, "Deployment": DEPLOYMENTS}
+    for stored, _ in restored:
+        meta = stored["metadata"]
+        assert store.get(info[stored["kind"]], meta["name"], meta.get("namespace", "")) == stored
+
+
+def test_a_refusal_by_read_writes_nothing() -> None:
+    store = MemoryStore()
+    heard: list[WatchEvent] = []
+    store.subscribe(heard.append)
+
+    def refuse_leases(obj: dict[str, Any]) -> None:
+        if obj["kind"] == "Lease":
+            raise ValueError("no Leases")
+
+    with pytest.raises(ValueError, match="no Leases"):
+        store.restore(hub_objects(), refuse_leases)
+    assert (heard, store.resource_version) == ([], 0)
+    assert store.list(NAMESPACES).items == []

@@ -177,17 +177,27 @@ class Informer:
         with self._lock:
             return [self._typed(key) for key in self._keys(namespace)]
 
-    def replace(self, items: Iterable[Mapping[str, Any]], resource_version: int) -> None:
+    def replace(
+        self,
+        items: Iterable[Mapping[str, Any]],
+        resource_version: int,
+        decoded: Iterable[Resource] | None = None,
+    ) -> None:
         """Take a fresh list as the truth; handlers hear what changed since the last one.
-        The items become the cache's (a store's list hands out fresh copies)."""
+        The items become the cache's (a store's list hands out fresh copies); `decoded`,
+        if given, are the items decoded already, in the same order."""
         with self._lock:
             fresh: dict[str, _Cached] = {}
             wires: dict[str, Mapping[str, Any]] = {}
+            typed = iter(decoded) if decoded is not None else None
             for item in items:
                 # Each decoded before anything moves when handlers or indexes need them.
                 key = _wire_key(item)
                 wires[key] = item
-                fresh[key] = REGISTRY.decode(item) if self._eager else item
+                if typed is not None:
+                    fresh[key] = next(typed)
+                else:
+                    fresh[key] = REGISTRY.decode(item) if self._eager else item
             for key in sorted(self._objects.keys() - fresh.keys()):
                 self._delete(key)
             for key, obj in fresh.items():
@@ -331,6 +341,10 @@ def _wire_key(obj: Mapping[str, Any]) -> str:
     return _key(namespace, name)
 
 
+def _first_key(pair: tuple[Mapping[str, Any], Resource]) -> str:
+    return _wire_key(pair[0])
+
+
 def _names(obj: Resource | Mapping[str, Any]) -> tuple[str, str]:
     """(namespace, name) of a cached object, typed or not, as the typed one has them."""
     if isinstance(obj, Resource):
@@ -344,6 +358,16 @@ def _resource_version(obj: Resource | Mapping[str, Any]) -> str | None:
         return obj.metadata.resource_version
     rv: str | None = (obj.get("metadata") or {}).get("resourceVersion")
     return rv
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Every object a store held at one resourceVersion, by collection: each as stored (a
+    wire dict nobody else holds) and decoded. A cache syncs from it instead of listing and
+    decoding the store again: a restored store's objects, which its restore read already."""
+
+    resource_version: int
+    objects: Mapping[str, Sequence[tuple[Mapping[str, Any], Resource]]]
 
 
 class Cache:
@@ -380,12 +404,16 @@ class Cache:
         """The informer of the kind an object reference names by apiVersion and kind."""
         return self.informer(self.registry.info(api_version, kind))
 
-    def sync(self) -> None:
-        """List every informer's kind from the store (again, after a watch expired)."""
+    def sync(self, snapshot: Snapshot | None = None) -> None:
+        """List every informer's kind from the store (again, after a watch expired); or
+        take them from `snapshot` if the store is still at its resourceVersion. An informer
+        asked for later lists what is stored then."""
         with self._lock:
             self._started = True
+            if snapshot is not None and snapshot.resource_version != self._store.resource_version:
+                snapshot = None
             for informer in self._informers.values():
-                self._list(informer)
+                self._list(informer, snapshot)
 
     def handle(self, event: WatchEvent) -> None:
         with self._lock:
@@ -398,6 +426,12 @@ class Cache:
         with self._lock:
             return self._started and all(i.has_synced for i in self._informers.values())
 
-    def _list(self, informer: Informer) -> None:
+    def _list(self, informer: Informer, snapshot: Snapshot | None = None) -> None:
+        if snapshot is not None:
+            # In the order a list gives them: handlers hear them in it.
+            objects = sorted(snapshot.objects.get(collection_of(informer.info), ()), key=_first_key)
+            wires, typed = [wire for wire, _ in objects], [obj for _, obj in objects]
+            informer.replace(wires, snapshot.resource_version, typed)
+            return
         result = self._store.list(informer.info)
         informer.replace(result.items, int(result.resource_version))

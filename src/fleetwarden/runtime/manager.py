@@ -34,7 +34,14 @@ from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry
 from fleetwarden.runtime.clock import Clock, VirtualClock
 from fleetwarden.runtime.events import EventRecorder
-from fleetwarden.runtime.informer import Cache, EventHandler, IndexFunc, Informer, object_key
+from fleetwarden.runtime.informer import (
+    Cache,
+    EventHandler,
+    IndexFunc,
+    Informer,
+    Snapshot,
+    object_key,
+)
 from fleetwarden.runtime.metrics import Metrics
 from fleetwarden.runtime.settings import Settings
 from fleetwarden.runtime.workqueue import WorkQueue, default_controller_rate_limiter
@@ -349,10 +356,11 @@ class VirtualDriver(_Driver):
         self._runners = manager._runners(bucket_clock=None)
         self._unsubscribe: Callable[[], None] | None = None
 
-    def start(self, *, resume: bool = False) -> None:
-        """List every watched kind and follow the store's writes from then on; `resume`:
-        the store holds a running hub's objects, which its controllers already know."""
-        self.manager.cache.sync()
+    def start(self, *, resume: bool = False, snapshot: Snapshot | None = None) -> None:
+        """List every watched kind (or take it from `snapshot`, see Cache.sync) and follow
+        the store's writes from then on; `resume`: the store holds a running hub's objects,
+        which its controllers already know."""
+        self.manager.cache.sync(snapshot)
         if resume:
             for runner in self._runners:
                 if runner.controller.resume is not None:

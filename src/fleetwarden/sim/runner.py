@@ -31,6 +31,7 @@ from fleetwarden.api.errors import (
 )
 from fleetwarden.api.karmada.cluster import Cluster
 from fleetwarden.api.kinds import KindInfo, served
+from fleetwarden.api.meta import Resource
 from fleetwarden.api.registry import REGISTRY, Registry, serving_crds
 from fleetwarden.auth.refusals import forbidden
 from fleetwarden.controllers.rbac.bootstrap import ensure_bootstrap_policy
@@ -39,6 +40,7 @@ from fleetwarden.members.inside.api_store import MEMBER_REGISTRY
 from fleetwarden.members.simulated import SimulatedFleet
 from fleetwarden.runtime.access import rbac_authorizer
 from fleetwarden.runtime.clock import VirtualClock
+from fleetwarden.runtime.informer import Snapshot
 from fleetwarden.runtime.manager import ControllerManager, VirtualDriver, collector_paused
 from fleetwarden.sim.expect import Outcome, check
 from fleetwarden.sim.recording import Recorder, Recording
@@ -53,6 +55,7 @@ from fleetwarden.sim.scenario import (
 )
 from fleetwarden.sim.timeline import Timeline, offset
 from fleetwarden.store import MemoryStore
+from fleetwarden.store.interface import collection_of
 
 EVENT = REGISTRY.info("v1", "Event")
 # OCM's hub runs in a scenario that mentions any of its kinds, so Karmada scenarios do not
@@ -140,12 +143,13 @@ class Simulation:
         if progress is not None:
             start = self.scenario.start_time
             self.store.subscribe(lambda _event: progress(self.clock.now() - start))
+        snapshot = None
         if self.restore:
-            self._restore()
+            snapshot = self._restore()
         else:
             for where, doc in self.scenario.objects:
                 self._apply(where, doc)
-        self.driver.start(resume=bool(self.restore))
+        self.driver.start(resume=bool(self.restore), snapshot=snapshot)
         try:
             for step in self.scenario.steps:
                 self.driver.run_until(self.scenario.start_time + step.at)
@@ -162,19 +166,25 @@ class Simulation:
             self._dump,
         )
 
-    def _restore(self) -> None:
-        """The hub's objects, each decoded as its kind first: what a hub answered is
-        trusted no more than a scenario, and the controllers read every object typed. A
-        refusal names the object and leaves the run unstarted."""
+    def _restore(self) -> Snapshot | None:
+        """The hub's objects, each decoded as its kind before any is written: what a hub
+        answered is trusted no more than a scenario, and the controllers read every object
+        typed. A refusal names the object and leaves the run unstarted. Returns what the
+        informers start from, when the store held nothing else."""
+        empty = self.store.resource_version == 0
         try:
-            for obj in self.restore:
-                decoded = REGISTRY.decode(obj)
-                if isinstance(decoded, Cluster):
-                    self.fleet.reports_as(decoded)
-            self.store.restore(self.restore)
+            restored = self.store.restore(self.restore, REGISTRY.decode)
         except (StatusError, ValueError) as exc:
             message = exc.message if isinstance(exc, StatusError) else str(exc)
             raise ScenarioError(self.scenario.file, "objects", message) from None
+        objects: dict[str, list[tuple[dict[str, Any], Resource]]] = {}
+        for stored, decoded in restored:
+            assert decoded is not None
+            if isinstance(decoded, Cluster):
+                self.fleet.reports_as(decoded)
+            info = self.registry.info(stored["apiVersion"], stored["kind"])
+            objects.setdefault(collection_of(info), []).append((stored, decoded))
+        return Snapshot(self.store.resource_version, objects) if empty else None
 
     def _step(self, step: Step) -> None:
         sender = step.sender or ADMIN

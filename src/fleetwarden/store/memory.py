@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Unpack
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import count
+from typing import Any, TypeVar, Unpack
 
 from fleetwarden.api.errors import AlreadyExists
 from fleetwarden.api.kinds import KindInfo
@@ -18,7 +19,9 @@ from fleetwarden.store.core import (
     _path,
     _Txn,
 )
-from fleetwarden.store.interface import EventType, collection_of
+from fleetwarden.store.interface import EventType, Obj, collection_of
+
+_T = TypeVar("_T")
 
 
 class MemoryBackend:
@@ -43,16 +46,23 @@ class MemoryStore(CoreStore):
     def __init__(self, **options: Unpack[StoreOptions]) -> None:
         super().__init__(MemoryBackend(), **options)
 
-    def restore(self, objects: Iterable[Mapping[str, Any]]) -> None:
+    def restore(
+        self,
+        objects: Iterable[Mapping[str, Any]],
+        read: Callable[[Obj], _T] | None = None,
+    ) -> list[tuple[Obj, _T | None]]:
         """Objects as another store keeps them, taken back as they are (as an etcd
         snapshot restore gives kube-apiserver its objects back): each keeps its uid,
         resourceVersion, generation, creationTimestamp, owners and status, and is told to
         subscribers and watches as ADDED at its own resourceVersion, oldest first. Nothing
         is admitted: every object was when first written. One without a resourceVersion
         comes after the others, one without a uid or creationTimestamp gets its own.
+        `read`, if given, reads each object as it will be stored (what was missing made),
+        before any is written.
         Every object is checked before any is written: a refusal (ValueError, or
-        AlreadyExists) leaves the store as it was. Dependents whose owners did not come
-        are collected, as after a crash."""
+        AlreadyExists, or what `read` raised) leaves the store as it was. Dependents whose
+        owners did not come are collected, as after a crash. Returns each object as
+        stored (canonical, the caller's to keep), oldest first, with what `read` gave."""
         planned = sorted(map(self._planned, objects), key=lambda p: (not p.rv, p.rv))
         taken: set[Key] = set()
         newest = self._rv
@@ -66,9 +76,12 @@ class MemoryStore(CoreStore):
                     f"than {newest}, the store's or another restored object's"
                 )
             newest = plan.rv or newest
-        for plan in planned:
-            self._restore(plan)
+        unversioned = count(newest + 1)  # what comes after the others, in turn
+        completed = [self._completed(plan, unversioned) for plan in planned]
+        readings = [read(plan.obj) if read else None for plan in completed]
+        stored = [self._restore(plan) for plan in completed]
         self._collect_dangling()
+        return list(zip(stored, readings, strict=True))
 
     def _planned(self, obj: Mapping[str, Any]) -> _Restored:
         """The object, where it goes and at which resourceVersion (0: after the others)."""
@@ -86,19 +99,25 @@ class MemoryStore(CoreStore):
             "not a resourceVersion (a revision of 63 bits at most)"
         )
 
-    def _restore(self, plan: _Restored) -> None:
+    def _completed(self, plan: _Restored, unversioned: Iterator[int]) -> _Restored:
+        """The object as it will be stored: a uid made only for an object that has none,
+        and the next of `unversioned` for one without a resourceVersion."""
         meta = plan.obj["metadata"]
+        if "uid" not in meta:
+            meta["uid"] = self._new_uid()
+        meta.setdefault("creationTimestamp", self._timestamp())
+        meta.setdefault("generation", 1)
+        rv = plan.rv or next(unversioned)
+        meta["resourceVersion"] = str(rv)
+        return replace(plan, rv=rv)
 
-        def restore(txn: _Txn) -> None:
-            if "uid" not in meta:  # a uid is made only for an object that has none
-                meta["uid"] = self._new_uid()
-            meta.setdefault("creationTimestamp", self._timestamp())
-            meta.setdefault("generation", 1)
+    def _restore(self, plan: _Restored) -> Obj:
+        def restore(txn: _Txn) -> Obj:
             # The write below takes the next resourceVersion: the object's own.
-            self._rv = (plan.rv or self._rv + 1) - 1
-            txn.put(plan.key, plan.obj, EventType.ADDED)
+            self._rv = plan.rv - 1
+            return txn.put(plan.key, plan.obj, EventType.ADDED)
 
-        self._run(restore)
+        return self._run(restore)
 
 
 @dataclass(frozen=True)
