@@ -8,6 +8,7 @@ import pytest
 from hub_harness import CRB_ID, NGINX_WORK, RB, RB_ID, Hub
 
 from fleetwarden.api.karmada.work import ResourceBindingSpec
+from fleetwarden.controllers.karmada.binding import resource_binding_controller
 from fleetwarden.controllers.karmada.work import (
     _fnv32a,
     _safe_encode,
@@ -17,6 +18,7 @@ from fleetwarden.controllers.karmada.work import (
     suspend_dispatching,
     target_clusters,
 )
+from fleetwarden.runtime.manager import ControllerManager, VirtualDriver
 
 # --- names (names_test.go) -------------------------------------------------------------------
 
@@ -367,3 +369,35 @@ def test_suspended_dispatching_reaches_the_work_and_the_member_holds_off() -> No
     assert work is not None
     assert work["spec"]["suspendDispatching"] is True
     assert "status" not in work and hub.applied_on("member1") == 0
+
+
+@pytest.mark.parametrize("tampered", [False, True], ids=["in sync", "work changed"])
+@pytest.mark.parametrize("resume", [False, True], ids=["restarted", "resumed"])
+def test_a_resumed_binding_controller_reports_a_sync_only_if_it_changed_something(
+    resume: bool, tampered: bool
+) -> None:
+    """What-if resumes a running hub: its binding controller looks at every binding once
+    but says nothing of one whose Works are as it would write them, where a restarted one
+    reports every sync again (on the binding and its template)."""
+    hub = Hub(["member1", "member2"])
+    hub.binding(hub.deployment(), [("member1", 1), ("member2", 2)])
+    hub.driver.stop()
+    if tampered:
+        work = hub.work("member2")
+        assert work is not None
+        work["spec"]["workload"]["manifests"][0]["spec"]["replicas"] = 5
+        hub.store.update(work)
+    said = _reported(hub)
+    manager = ControllerManager(hub.store, hub.clock)
+    manager.add(resource_binding_controller())
+    driver = VirtualDriver(manager)
+    driver.start(resume=resume)
+    driver.settle()
+    assert _reported(hub) - said == (2 if tampered or not resume else 0)
+    assert hub.manifest("member2")["spec"]["replicas"] == 2
+    driver.stop()
+
+
+def _reported(hub: Hub) -> int:
+    """How many times SyncWorkSucceed was recorded (Events and their counts)."""
+    return sum(e.get("count", 1) for e in hub.events("SyncWorkSucceed"))

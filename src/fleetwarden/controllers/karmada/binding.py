@@ -90,6 +90,8 @@ class BindingController:
     stale: set[str] = field(default_factory=set)
     # Per policy, the (uid, generation) last seen: a spec change, not a label, re-renders.
     policies_seen: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # The bindings of a running hub's store, not looked at yet since the run resumed.
+    resumed: set[str] = field(default_factory=set)
     _cache: Cache | None = None  # the manager's, known from the first reconcile
     # The override manager's recorder, for the store it writes to.
     _override_recorder: tuple[Store, EventRecorder] | None = None
@@ -102,8 +104,15 @@ class BindingController:
                 *(Watches(info, self._policy_keys) for info in self.override_policies),
             ],
             reconcile=self.reconcile,
+            resume=self.resume,
             indexers={WORK: {self.scope.work_index: self.scope.index_func}},
         )
+
+    def resume(self, cache: Cache) -> None:
+        """A running binding controller synced every binding at its generation already,
+        and said so then. It still looks at each once (it keeps no record of its syncs to
+        resume from), and says nothing if that changes nothing: a restart says it again."""
+        self.resumed = {object_key(binding) for binding in cache.informer(self.scope.info).list()}
 
     def _policy_keys(self, policy: Resource) -> list[str]:
         """newOverridePolicyFunc behind GenerationChangedPredicate: the bindings whose
@@ -132,6 +141,8 @@ class BindingController:
 
     def reconcile(self, key: str, ctx: Context) -> Result:
         self._cache = ctx.cache
+        resumed = key in self.resumed
+        self.resumed.discard(key)
         namespace, name = split_key(key)
         binding = ctx.cache.informer(self.scope.info).get(name, namespace)
         if binding is None:
@@ -151,7 +162,7 @@ class BindingController:
             self.synced.pop(key, None)
         elif self.synced.get(key) == revision:
             return DONE
-        result = self._sync(binding, ctx)
+        result = self._sync(binding, ctx, resumed=resumed)
         if result == DONE:
             self.synced[key] = revision
         return result
@@ -166,7 +177,8 @@ class BindingController:
         for work in self._works(binding, ctx):
             _delete(ctx, work)
 
-    def _sync(self, binding: Binding, ctx: Context) -> Result:
+    def _sync(self, binding: Binding, ctx: Context, *, resumed: bool = False) -> Result:
+        before = ctx.store.resource_version
         works = self._works(binding, ctx)
         wanted = existing_clusters(binding.spec)
         for work in works:
@@ -184,6 +196,8 @@ class BindingController:
             ctx.recorder.event(binding, WARNING, SYNC_WORK_FAILED, message)
             ctx.recorder.event(template, WARNING, SYNC_WORK_FAILED, message)
             return REQUEUE
+        if resumed and ctx.store.resource_version == before:
+            return DONE  # in sync already: the running controller reported it
         message = f"Sync work of {self.scope.describe(binding)} successful."
         ctx.recorder.event(binding, NORMAL, SYNC_WORK_SUCCEED, message)
         ctx.recorder.event(template, NORMAL, SYNC_WORK_SUCCEED, message)
