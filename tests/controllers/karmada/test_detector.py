@@ -14,6 +14,7 @@ from fleetwarden.admission import default_chain
 from fleetwarden.api.errors import NotFound
 from fleetwarden.api.karmada import well_known as wk
 from fleetwarden.api.registry import REGISTRY
+from fleetwarden.controllers.karmada import detector
 from fleetwarden.controllers.karmada.detector import (
     CLUSTER_PROPAGATION_POLICY,
     CLUSTER_RESOURCE_BINDING,
@@ -477,6 +478,32 @@ def test_a_policy_change_updates_its_bindings(hub: Hub) -> None:
     spec = hub.binding()["spec"]
     assert spec["placement"] == placement
     assert spec["propagateDeps"] is True
+
+
+def test_a_policys_reconcile_passes_over_templates_applied_at_its_generation(
+    hub: Hub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each template is looked at when it is listed or changed: the policy's reconcile
+    does not apply the policy to it again at the generation it was applied at (a restored
+    hub's first listing syncs each template once, not once more per policy)."""
+    hub.apply(deployment(), policy())
+    bound: list[str] = []
+    bind = detector._Run.bind
+
+    def counted(run: Any, template: Any, kind: Any, policy: Any) -> bool:
+        bound.append(template.metadata.name)
+        return bind(run, template, kind, policy)
+
+    monkeypatch.setattr(detector._Run, "bind", counted)
+    hub.change(PROPAGATION_POLICY, "nginx-propagation", lambda p: p["metadata"].update(
+        labels={**p["metadata"].get("labels", {}), "team": "a"}))  # fmt: skip
+    assert bound == []
+    placement = {"clusterAffinity": {"clusterNames": ["member3"]}}
+    hub.change(
+        PROPAGATION_POLICY, "nginx-propagation", lambda p: p["spec"].update(placement=placement)
+    )
+    assert bound == ["nginx"]
+    assert hub.binding()["spec"]["placement"] == placement
 
 
 def test_a_policy_that_no_longer_selects_a_template_releases_it(hub: Hub) -> None:

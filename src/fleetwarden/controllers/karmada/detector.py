@@ -218,6 +218,10 @@ class ResourceDetector:
     # Template key -> fingerprint of the template as last propagated: upstream's update
     # handler drops events that change nothing but status, and so does this one.
     observed: dict[str, int] = field(default_factory=dict)
+    # Template key -> the resourceVersion it had, and its policy's uid and generation, when
+    # its binding was last brought up to date: a policy's reconcile passes over a template
+    # applied at the same both (each template is looked at when it is listed anyway).
+    applied: dict[str, tuple[str | None, str | None, int | None]] = field(default_factory=dict)
     # (policy kind, namespace) -> how many events its policies had, and their index as of
     # a count: matching a template reads the index, rebuilt once the count moved on.
     policy_events: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -269,6 +273,7 @@ class ResourceDetector:
         template = run.template(api_version, kind, namespace, name)
         if template is None:
             self.observed.pop(key, None)
+            self.applied.pop(key, None)
             return DONE
         if self.observed.get(key) == _fingerprint(template):
             return DONE
@@ -298,6 +303,11 @@ def detector_controllers(extra_kinds: Iterable[KindInfo] = ()) -> list[Controlle
 
 def _live(policies: Iterable[Resource]) -> Iterator[Any]:
     return (p for p in policies if p.metadata.deletion_timestamp is None)
+
+
+def _applied(template: Resource, policy: Policy) -> tuple[str | None, str | None, int | None]:
+    meta = policy.metadata
+    return template.metadata.resource_version, meta.uid, meta.generation
 
 
 def _failed(results: Iterable[Result | bool]) -> bool:
@@ -415,6 +425,7 @@ class _Run:
             message = f"Apply {kind.describe(policy)} failed: {err}"
             self.ctx.recorder.event(template, WARNING, APPLY_POLICY_FAILED, message)
             return REQUEUE
+        self.detector.applied[resource_key(template)] = _applied(template, policy)
         if changed:
             message = f"Apply {kind.describe(policy)} succeed"
             self.ctx.recorder.event(template, NORMAL, APPLY_POLICY_SUCCEED, message)
@@ -518,7 +529,9 @@ class _Run:
             return self.release_all(kind, policy)
         failed = _failed(self.release_unmatched(kind, policy))
         failed |= _failed(
-            self.sync(t, policy_change=True) for t in self.derived_templates(kind, policy)
+            self.sync(t, policy_change=True)
+            for t in self.derived_templates(kind, policy)
+            if self.detector.applied.get(resource_key(t)) != _applied(t, policy)
         )
         waiting = self.waiting_templates(kind, policy)
         if waiting and not self.dependents_present(kind, policy):
