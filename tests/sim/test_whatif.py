@@ -326,6 +326,30 @@ def test_a_copied_object_its_kind_cannot_hold_is_refused_naming_it() -> None:
     assert simulation.store.resource_version == 0  # nothing restored
 
 
+def test_a_copied_object_whose_owner_was_not_copied_is_in_no_cache() -> None:
+    """The restore collects a dependent whose owner did not come, as after a crash; the
+    controllers' caches, which start from what the restore decoded, do not hold it."""
+    hub = live_hub([], "2m")
+    fleet = copy_fleet(StoreSource(hub.store), timedelta(seconds=20))
+    doc = build_scenario(fleet, [make_fault("cordon", names=["member3"])], SETTINGS,
+                         hub.clock.now())  # fmt: skip
+    orphan = {
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": "orphan", "namespace": "karmada-cluster", "uid": "orphan-uid",
+                     "resourceVersion": str(hub.store.resource_version + 1),
+                     "ownerReferences": [{"apiVersion": "cluster.karmada.io/v1alpha1",
+                                          "kind": "Cluster", "name": "gone", "uid": "gone"}]},
+        "spec": {"holderIdentity": "gone"},
+    }  # fmt: skip
+    simulation = Simulation(parse(doc, "what-if"), restore=[*fleet.stored, orphan])
+    simulation.run()
+    leases = simulation.driver.manager.cache.informer(
+        REGISTRY.info("coordination.k8s.io/v1", "Lease")
+    )
+    assert leases.get("orphan", "karmada-cluster") is None
+    assert leases.get("member1", "karmada-cluster") is not None
+
+
 class _Answering(StoreSource):
     """A hub whose Work listing holds one more item, as given."""
 

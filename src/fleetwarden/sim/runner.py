@@ -184,7 +184,12 @@ class Simulation:
                 self.fleet.reports_as(decoded)
             info = self.registry.info(stored["apiVersion"], stored["kind"])
             objects.setdefault(collection_of(info), []).append((stored, decoded))
-        return Snapshot(self.store.resource_version, objects) if empty else None
+        if not empty or not restored:
+            return None
+        # The store as the restore's writes left it (oldest first: the last is the newest),
+        # not after the collection of dependents whose owners did not come: a store that
+        # collected any has moved on, and is listed instead.
+        return Snapshot(int(restored[-1][0]["metadata"]["resourceVersion"]), objects)
 
     def _step(self, step: Step) -> None:
         sender = step.sender or ADMIN
